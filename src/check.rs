@@ -1,0 +1,71 @@
+//! `toolshelf check`: opens every toolbox of a valid config and prints one row per server.
+
+use std::{io::Write, time::Duration};
+
+use futures::future::join_all;
+
+use crate::{
+    config::Config,
+    server::Toolshelf,
+    toolboxes::ServerState,
+};
+
+/// Opens everything, prints the table to `out`, stops every child. True when all servers are
+/// ready.
+pub async fn check(config: &Config, out: &mut dyn Write) -> std::io::Result<bool> {
+    let shelf = Toolshelf::new(config);
+    let toolboxes = shelf.toolboxes();
+    join_all(toolboxes.all().map(|toolbox| toolboxes.open(toolbox))).await;
+
+    let mut rows = vec![[
+        "TOOLBOX".to_owned(),
+        "SERVER".to_owned(),
+        "STATUS".to_owned(),
+        "TOOLS".to_owned(),
+        "STARTUP".to_owned(),
+    ]];
+    let mut failures = Vec::new();
+    for toolbox in toolboxes.all() {
+        for slot in &toolbox.servers {
+            let (status, tools, startup) = match slot.state() {
+                ServerState::Ready(child) => (
+                    "ready",
+                    child.tools.len().to_string(),
+                    millis(child.startup),
+                ),
+                ServerState::Failed(reason) => {
+                    failures.push(format!("{}/{}: {reason}", toolbox.spec.name, slot.spec.name));
+                    ("failed", "-".into(), "-".into())
+                }
+                ServerState::NotStarted => ("failed", "-".into(), "-".into()),
+            };
+            rows.push([
+                toolbox.spec.name.clone(),
+                slot.spec.name.clone(),
+                status.to_owned(),
+                tools,
+                startup,
+            ]);
+        }
+    }
+    let widths: Vec<usize> = (0..5)
+        .map(|column| rows.iter().map(|row| row[column].len()).max().unwrap_or(0))
+        .collect();
+    for row in &rows {
+        let line: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, width)| format!("{cell:<width$}"))
+            .collect();
+        writeln!(out, "{}", line.join("  ").trim_end())?;
+    }
+    for failure in &failures {
+        writeln!(out, "\nfailed: {failure}")?;
+    }
+    shelf.shutdown().await;
+    Ok(failures.is_empty())
+}
+
+fn millis(duration: Duration) -> String {
+    format!("{} ms", duration.as_millis())
+}

@@ -1,0 +1,281 @@
+//! One child's operating-system process: spawned in its own process group, supervised by a task
+//! that records how it ended, its stderr drained line by line into tracing (the last lines kept
+//! for error messages), and stopped with close-stdin → SIGTERM → SIGKILL.
+
+use std::{
+    collections::VecDeque,
+    fmt,
+    os::unix::process::ExitStatusExt,
+    process::{ExitStatus, Stdio},
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use process_wrap::tokio::{ChildWrapper, CommandWrap, KillOnDrop, ProcessGroup};
+use tokio::{
+    io::AsyncReadExt,
+    process::{ChildStderr, ChildStdin, ChildStdout},
+    sync::watch,
+};
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+use super::registry::{ProcessRegistry, Registration};
+use crate::config::ServerSpec;
+
+/// How long a child gets to exit after its stdin closes, and again after SIGTERM.
+pub(crate) const STOP_GRACE: Duration = Duration::from_secs(2);
+/// Lines of stderr kept for error messages.
+const STDERR_TAIL_LINES: usize = 20;
+/// Longest stderr line kept or logged; the rest of a longer line is dropped.
+const STDERR_LINE_MAX: usize = 2000;
+
+/// How a process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Exit(pub ExitStatus);
+
+impl fmt::Display for Exit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.0.code(), self.0.signal()) {
+            (Some(code), _) => write!(f, "exited with status {code}"),
+            (None, Some(signal)) => write!(f, "was killed by signal {signal}"),
+            (None, None) => write!(f, "ended ({})", self.0),
+        }
+    }
+}
+
+/// Why a process could not be started.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SpawnError {
+    #[error("cannot run '{command}': {source}. Check `command` in the config and that it is on PATH")]
+    Io {
+        command: String,
+        source: std::io::Error,
+    },
+    #[error("toolshelf is shutting down")]
+    ShuttingDown,
+}
+
+/// The last lines a child wrote to stderr.
+#[derive(Debug, Default)]
+pub(crate) struct StderrTail {
+    lines: Mutex<VecDeque<String>>,
+}
+
+impl StderrTail {
+    fn push(&self, line: String) {
+        let mut lines = self.lines.lock().unwrap_or_else(|poison| poison.into_inner());
+        if lines.len() == STDERR_TAIL_LINES {
+            lines.pop_front();
+        }
+        lines.push_back(line);
+    }
+
+    /// The kept lines, oldest first, at most `count` of them.
+    pub(crate) fn last(&self, count: usize) -> Vec<String> {
+        let lines = self.lines.lock().unwrap_or_else(|poison| poison.into_inner());
+        lines
+            .iter()
+            .skip(lines.len().saturating_sub(count))
+            .cloned()
+            .collect()
+    }
+}
+
+/// A running (or ended) child process.
+#[derive(Debug)]
+pub(crate) struct Process {
+    pub pid: Option<u32>,
+    stop: CancellationToken,
+    exit: watch::Receiver<Option<Exit>>,
+    stderr_done: watch::Receiver<bool>,
+    pub stderr: Arc<StderrTail>,
+}
+
+/// The pipes of a freshly spawned child, for the MCP transport.
+pub(crate) struct Pipes {
+    pub stdout: ChildStdout,
+    pub stdin: ChildStdin,
+}
+
+impl Process {
+    /// Spawns `spec`'s command unless the registry is closed. The stderr and supervisor tasks
+    /// run inside `span`, which names the toolbox and server.
+    pub(crate) fn spawn(
+        registry: &Arc<ProcessRegistry>,
+        spec: &ServerSpec,
+        span: tracing::Span,
+    ) -> Result<(Process, Pipes), SpawnError> {
+        let mut command = tokio::process::Command::new(&spec.command);
+        command
+            .args(&spec.args)
+            .envs(spec.env.iter().map(|(key, value)| (key, value)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if let Some(cwd) = &spec.cwd {
+            command.current_dir(cwd);
+        }
+        let mut wrapped = CommandWrap::from(command);
+        wrapped.wrap(ProcessGroup::leader()).wrap(KillOnDrop);
+
+        let stop = CancellationToken::new();
+        let (exit_tx, exit) = watch::channel(None);
+        let registration = registry.register(&stop, &exit, || {
+            wrapped.spawn().map_err(|source| SpawnError::Io {
+                command: spec.command.clone(),
+                source,
+            })
+        })?;
+        let Registration { mut child, guard } = registration;
+
+        let pid = child.id();
+        let stdout = child.stdout().take();
+        let stdin = child.stdin().take();
+        let stderr_pipe = child.stderr().take();
+        let (Some(stdout), Some(stdin), Some(stderr_pipe)) = (stdout, stdin, stderr_pipe) else {
+            // Cannot happen: all three were configured as pipes above. Reap and report.
+            child.start_kill().ok();
+            return Err(SpawnError::Io {
+                command: spec.command.clone(),
+                source: std::io::Error::other("the child's pipes were not created"),
+            });
+        };
+
+        let stderr = Arc::new(StderrTail::default());
+        let (stderr_done_tx, stderr_done) = watch::channel(false);
+        tokio::spawn(
+            drain_stderr(stderr_pipe, stderr.clone(), stderr_done_tx).instrument(span.clone()),
+        );
+        let stop_task = stop.clone();
+        tokio::spawn(
+            async move {
+                let exit = supervise(child, stop_task).await;
+                exit_tx.send_replace(exit);
+                drop(guard);
+            }
+            .instrument(span),
+        );
+        Ok((
+            Process {
+                pid,
+                stop,
+                exit,
+                stderr_done,
+                stderr,
+            },
+            Pipes { stdout, stdin },
+        ))
+    }
+
+    /// How the process ended, if it has.
+    pub(crate) fn exit(&self) -> Option<Exit> {
+        *self.exit.borrow()
+    }
+
+    /// Waits up to `limit` for the process to end and its stderr to be read to the end.
+    pub(crate) async fn wait_ended(&self, limit: Duration) -> Option<Exit> {
+        let mut exit = self.exit.clone();
+        let mut stderr_done = self.stderr_done.clone();
+        let _ = tokio::time::timeout(limit, async {
+            let _ = exit.wait_for(Option::is_some).await;
+            let _ = stderr_done.wait_for(|done| *done).await;
+        })
+        .await;
+        self.exit()
+    }
+
+    /// Stops the process (its stdin should already be closed) and waits until it is gone.
+    pub(crate) async fn stop(&self) -> Option<Exit> {
+        self.stop.cancel();
+        let mut exit = self.exit.clone();
+        let _ = exit.wait_for(Option::is_some).await;
+        self.exit()
+    }
+
+    /// "exited with status 1; last stderr lines: …", for error messages.
+    pub(crate) fn describe_end(&self) -> String {
+        let mut text = match self.exit() {
+            Some(exit) => format!("the process {exit}"),
+            None => "the process is still running".to_owned(),
+        };
+        let tail = self.stderr.last(5);
+        if !tail.is_empty() {
+            text.push_str("; last stderr lines:\n");
+            text.push_str(&tail.join("\n"));
+        }
+        text
+    }
+}
+
+/// Waits for the child to exit, or for `stop`: then gives it `STOP_GRACE`, sends SIGTERM to its
+/// group, gives it `STOP_GRACE` again, and kills the group.
+async fn supervise(mut child: Box<dyn ChildWrapper>, stop: CancellationToken) -> Option<Exit> {
+    tokio::select! {
+        status = child.wait() => {
+            let exit = status.ok().map(Exit);
+            log_exit(exit);
+            // Whatever the child left running in its group (npx → node) goes with it.
+            let _ = child.signal(SIGKILL);
+            return exit;
+        }
+        () = stop.cancelled() => {}
+    }
+    if let Ok(status) = tokio::time::timeout(STOP_GRACE, child.wait()).await {
+        return status.ok().map(Exit);
+    }
+    tracing::debug!("child did not exit after stdin closed; sending SIGTERM");
+    if child.signal(SIGTERM).is_ok()
+        && let Ok(status) = tokio::time::timeout(STOP_GRACE, child.wait()).await
+    {
+        return status.ok().map(Exit);
+    }
+    tracing::warn!("child ignored SIGTERM; killing its process group");
+    let _ = Box::into_pin(child.kill()).await;
+    child.wait().await.ok().map(Exit)
+}
+
+fn log_exit(exit: Option<Exit>) {
+    match exit {
+        Some(exit) if exit.0.success() => tracing::info!("child exited"),
+        Some(exit) => tracing::warn!(status = %exit, "child exited"),
+        None => tracing::warn!("child ended; its exit status could not be read"),
+    }
+}
+
+const SIGTERM: i32 = 15;
+const SIGKILL: i32 = 9;
+
+/// Reads stderr to the end, logging each line and keeping the last ones.
+async fn drain_stderr(
+    mut pipe: ChildStderr,
+    tail: Arc<StderrTail>,
+    done: watch::Sender<bool>,
+) {
+    let mut buffer = vec![0u8; 8192];
+    let mut line: Vec<u8> = Vec::new();
+    let emit = |line: &mut Vec<u8>| {
+        let text = String::from_utf8_lossy(line).trim_end().to_owned();
+        line.clear();
+        if !text.is_empty() {
+            tracing::info!(line = %text, "child stderr");
+            tail.push(text);
+        }
+    };
+    loop {
+        let read = match pipe.read(&mut buffer).await {
+            Ok(0) | Err(_) => break,
+            Ok(read) => read,
+        };
+        for chunk in buffer[..read].split_inclusive(|byte| *byte == b'\n') {
+            let room = STDERR_LINE_MAX.saturating_sub(line.len());
+            let body = chunk.strip_suffix(b"\n").unwrap_or(chunk);
+            line.extend_from_slice(&body[..body.len().min(room)]);
+            if chunk.ends_with(b"\n") {
+                emit(&mut line);
+            }
+        }
+    }
+    emit(&mut line);
+    done.send_replace(true);
+}

@@ -1,0 +1,35 @@
+//! Command-line interface.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// One MCP server in front of many: agents see `open_toolbox` and `use_tool`, toolboxes of child
+/// MCP servers start on demand.
+#[derive(Debug, Parser)]
+#[command(name = "toolshelf", version, about, long_about = None)]
+pub struct Cli {
+    /// Log filter for stderr (e.g. `info`, `toolshelf=debug`); overrides RUST_LOG. Default: info.
+    #[arg(long, global = true, value_name = "FILTER")]
+    pub log_level: Option<String>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve MCP on stdin/stdout (what an MCP client runs).
+    Serve(ConfigArg),
+    /// Validate the config, start every toolbox once and print a table of servers; exits 1 if
+    /// any server failed, 2 if the config is invalid.
+    Check(ConfigArg),
+    /// Print the JSON Schema of the config file, for editors.
+    Schema,
+}
+
+#[derive(Debug, Args)]
+pub struct ConfigArg {
+    /// Config file. Default: $TOOLSHELF_CONFIG, else ./toolboxes.json.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}

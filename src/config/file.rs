@@ -1,0 +1,83 @@
+//! The config file as it is typed: serde shapes that also produce the JSON Schema printed by
+//! `toolshelf schema` and used to check a file before it is deserialised. Nothing here is
+//! validated beyond its shape; `config::validate` turns it into types that cannot be wrong.
+
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// The pattern every toolbox and server name must match.
+pub(crate) const NAME_PATTERN: &str = "^[A-Za-z0-9_-]{1,64}$";
+
+/// A toolshelf config file: named toolboxes, each a group of child MCP servers.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "toolshelf config")]
+pub(crate) struct ConfigFile {
+    /// Optional link to this schema, for editors.
+    #[serde(rename = "$schema", default)]
+    #[allow(dead_code, reason = "accepted so editors can point at the schema; never read")]
+    pub schema: Option<String>,
+    /// Toolboxes by name. A name matches `^[A-Za-z0-9_-]{1,64}$`.
+    #[schemars(extend("propertyNames" = { "pattern": NAME_PATTERN }))]
+    pub toolboxes: IndexMap<String, ToolboxFile>,
+}
+
+/// One toolbox: a description for the agent and the child servers it starts when opened.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub(crate) struct ToolboxFile {
+    /// What the toolbox is for, shown to the agent before it opens the toolbox.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Child MCP servers by name, in the shape Claude Desktop and Cursor use. A name matches
+    /// `^[A-Za-z0-9_-]{1,64}$`.
+    #[schemars(extend("propertyNames" = { "pattern": NAME_PATTERN }))]
+    pub mcp_servers: IndexMap<String, ServerFile>,
+}
+
+/// How to start one child MCP server over stdio.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub(crate) struct ServerFile {
+    /// The program to run (looked up on PATH). `${VAR}` and `${VAR:-default}` are expanded.
+    #[schemars(length(min = 1))]
+    pub command: String,
+    /// Its arguments. `${VAR}` and `${VAR:-default}` are expanded.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Extra environment variables for the child. Values are expanded and never logged.
+    #[serde(default)]
+    pub env: IndexMap<String, String>,
+    /// Working directory of the child; relative paths are taken from the config file's folder.
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// Tools to keep: exact tool names, or `"*"` for all (the default).
+    #[serde(default)]
+    pub tool_filters: Option<ToolFiltersFile>,
+    /// Seconds the child may take to start and answer `initialize` and `tools/list` (default 30).
+    #[serde(default)]
+    #[schemars(range(min = 0.001))]
+    pub startup_timeout: Option<f64>,
+    /// Seconds one tool call may take (default 60).
+    #[serde(default)]
+    #[schemars(range(min = 0.001))]
+    pub call_timeout: Option<f64>,
+}
+
+/// Which tools of a server the agent sees.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub(crate) enum ToolFiltersFile {
+    /// Exact tool names to keep (`["*"]` keeps all).
+    Names(Vec<String>),
+    /// `"*"`: keep all tools.
+    All(AllTools),
+}
+
+/// The string `"*"`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) enum AllTools {
+    #[serde(rename = "*")]
+    All,
+}

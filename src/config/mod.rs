@@ -1,0 +1,172 @@
+//! The config file, read in two stages: the typed shape (`file`) is checked against its own
+//! JSON Schema, then `validate` expands variables and builds `Config`, whose values cannot be
+//! wrong. Every problem is reported at once. No I/O here beyond reading the file.
+
+mod expand;
+mod file;
+mod validate;
+
+use std::{
+    fmt,
+    path::{Path, PathBuf},
+    sync::Arc,
+    time::Duration,
+};
+
+use indexmap::IndexMap;
+
+pub(crate) use file::NAME_PATTERN;
+
+pub use crate::schema_check::Violation;
+
+/// Where the config comes from when `--config` is not given.
+pub const CONFIG_ENV: &str = "TOOLSHELF_CONFIG";
+/// The file read when neither `--config` nor `TOOLSHELF_CONFIG` names one.
+pub const DEFAULT_CONFIG_FILE: &str = "toolboxes.json";
+/// How long a child may take to start, initialize and list its tools, unless configured.
+pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long one tool call may take, unless configured.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A validated config: toolboxes in file order.
+#[derive(Debug)]
+pub struct Config {
+    pub toolboxes: IndexMap<String, Arc<ToolboxSpec>>,
+}
+
+/// One toolbox and the servers it starts.
+#[derive(Debug)]
+pub struct ToolboxSpec {
+    pub name: String,
+    pub description: String,
+    pub servers: Vec<Arc<ServerSpec>>,
+}
+
+impl ToolboxSpec {
+    pub fn server(&self, name: &str) -> Option<&Arc<ServerSpec>> {
+        self.servers.iter().find(|server| server.name == name)
+    }
+}
+
+/// How to start one child server, with every variable already expanded.
+pub struct ServerSpec {
+    pub name: String,
+    pub command: String,
+    pub args: Vec<String>,
+    /// Secret as far as toolshelf knows: never logged, never shown to the agent.
+    pub env: Vec<(String, String)>,
+    pub cwd: Option<PathBuf>,
+    pub tool_filter: ToolFilter,
+    pub startup_timeout: Duration,
+    pub call_timeout: Duration,
+}
+
+impl fmt::Debug for ServerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let env_keys: Vec<&str> = self.env.iter().map(|(key, _)| key.as_str()).collect();
+        f.debug_struct("ServerSpec")
+            .field("name", &self.name)
+            .field("command", &self.command)
+            .field("args", &self.args)
+            .field("env_keys", &env_keys)
+            .field("cwd", &self.cwd)
+            .field("tool_filter", &self.tool_filter)
+            .field("startup_timeout", &self.startup_timeout)
+            .field("call_timeout", &self.call_timeout)
+            .finish()
+    }
+}
+
+/// Which of a server's tools the agent sees.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolFilter {
+    All,
+    Only(Vec<String>),
+}
+
+impl ToolFilter {
+    pub fn keeps(&self, tool: &str) -> bool {
+        match self {
+            ToolFilter::All => true,
+            ToolFilter::Only(names) => names.iter().any(|name| name == tool),
+        }
+    }
+}
+
+/// Why no config could be had.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error(
+        "cannot read the config file {path}: {source}. Pass --config FILE, set {CONFIG_ENV}, or create {DEFAULT_CONFIG_FILE} in the current folder (see toolboxes.example.json)"
+    )]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}", render_problems(path, problems))]
+    Invalid {
+        path: PathBuf,
+        problems: Vec<Violation>,
+    },
+}
+
+fn render_problems(path: &Path, problems: &[Violation]) -> String {
+    let count = problems.len();
+    let noun = if count == 1 { "problem" } else { "problems" };
+    let mut text = format!("the config file {} has {count} {noun}:", path.display());
+    for problem in problems {
+        text.push_str("\n  - ");
+        if problem.path.is_empty() {
+            text.push_str("(top level): ");
+            text.push_str(&problem.message);
+        } else {
+            text.push_str(&problem.to_string());
+        }
+    }
+    text.push_str("\nRun `toolshelf schema` for the full format.");
+    text
+}
+
+/// The config path: `--config`, else `TOOLSHELF_CONFIG`, else `./toolboxes.json`.
+pub fn locate(from_cli: Option<PathBuf>) -> PathBuf {
+    from_cli
+        .or_else(|| std::env::var_os(CONFIG_ENV).map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_CONFIG_FILE))
+}
+
+/// Reads and validates the config file at `path`, expanding variables from the process
+/// environment.
+pub fn load(path: &Path) -> Result<Config, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    let base_dir = path.parent().unwrap_or(Path::new("."));
+    parse(&text, base_dir, &|name| std::env::var(name).ok()).map_err(|problems| {
+        ConfigError::Invalid {
+            path: path.to_owned(),
+            problems,
+        }
+    })
+}
+
+/// Validates config text; `base_dir` anchors relative `cwd`s and `lookup` reads variables.
+pub fn parse(
+    text: &str,
+    base_dir: &Path,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<Config, Vec<Violation>> {
+    validate::parse(text, base_dir, lookup)
+}
+
+/// The JSON Schema of the config file, for editors (`toolshelf schema`).
+pub fn json_schema() -> serde_json::Value {
+    let mut schema = crate::schema_check::schema_of::<file::ConfigFile>();
+    if let Some(object) = schema.as_object_mut() {
+        object.insert(
+            "$schema".into(),
+            "https://json-schema.org/draft/2020-12/schema".into(),
+        );
+    }
+    schema
+}

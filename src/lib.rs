@@ -1,0 +1,23 @@
+//! toolshelf: one MCP server in front of many. The agent sees two tools, `open_toolbox` and
+//! `use_tool`; toolboxes of child MCP servers start on first open and calls are forwarded.
+//!
+//! Code map (request path top to bottom):
+//! - `cli` / `main.rs` — commands, logging to stderr, signals, exit codes.
+//! - [`server`] — the MCP server role on stdio; dispatches `tools/call` to the meta-tools.
+//! - `meta_tools` — `open_toolbox` and `use_tool`: schemas, descriptions, instructions, lookups.
+//! - `error` — the one place toolshelf's failures become agent-visible text (seed 003).
+//! - `toolboxes` — configured toolboxes and each server's state; opening starts children.
+//! - `children` — the only module that starts processes: spawn, MCP client session, stop.
+//! - [`config`] — file → validated `Config`; `schema_check` — schemars + jsonschema checking.
+//! - `suggest` — "did you mean" by edit distance.
+
+pub mod check;
+mod children;
+pub mod cli;
+pub mod config;
+mod error;
+mod meta_tools;
+mod schema_check;
+pub mod server;
+mod suggest;
+mod toolboxes;

@@ -1,0 +1,110 @@
+//! The `toolshelf` binary: parse the command line, log to stderr, run, exit with a status that
+//! says what happened (0 ok, 1 a server failed `check` or serving failed, 2 bad config or usage).
+
+use std::{io::Write, process::ExitCode};
+
+use clap::Parser;
+use toolshelf::{
+    cli::{Cli, Command},
+    config,
+};
+use tracing_subscriber::EnvFilter;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(cli.log_level.as_deref());
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            tracing::error!(%error, "cannot start the async runtime");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(run(cli.command))
+}
+
+async fn run(command: Command) -> ExitCode {
+    match command {
+        Command::Schema => {
+            let schema = serde_json::to_string_pretty(&config::json_schema()).unwrap_or_default();
+            write_stdout(&format!("{schema}\n"))
+        }
+        Command::Serve(args) => {
+            let Some(config) = load(args.config) else {
+                return ExitCode::from(2);
+            };
+            match toolshelf::server::serve_stdio(&config, shutdown_signal()).await {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(error) => {
+                    tracing::error!(%error, "serve failed");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::Check(args) => {
+            let Some(config) = load(args.config) else {
+                return ExitCode::from(2);
+            };
+            let mut out = std::io::stdout().lock();
+            match toolshelf::check::check(&config, &mut out).await {
+                Ok(true) => ExitCode::SUCCESS,
+                Ok(false) => ExitCode::FAILURE,
+                Err(error) => {
+                    tracing::error!(%error, "cannot write the report");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+    }
+}
+
+fn load(from_cli: Option<std::path::PathBuf>) -> Option<config::Config> {
+    let path = config::locate(from_cli);
+    match config::load(&path) {
+        Ok(config) => Some(config),
+        Err(error) => {
+            let _ = writeln!(std::io::stderr().lock(), "error: {error}");
+            None
+        }
+    }
+}
+
+fn write_stdout(text: &str) -> ExitCode {
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::FAILURE,
+    }
+}
+
+fn init_logging(level: Option<&str>) {
+    let filter = match level {
+        Some(level) => EnvFilter::try_new(level).ok(),
+        None => EnvFilter::try_from_default_env().ok(),
+    }
+    .unwrap_or_else(|| EnvFilter::new("info"));
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(ansi)
+        .init();
+}
+
+/// Resolves on SIGINT or SIGTERM.
+async fn shutdown_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut interrupt), Ok(mut terminate)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) else {
+        tracing::warn!("cannot listen for signals; stop toolshelf by closing its stdin");
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = interrupt.recv() => tracing::info!("SIGINT received"),
+        _ = terminate.recv() => tracing::info!("SIGTERM received"),
+    }
+}

@@ -1,0 +1,145 @@
+//! The two tools the agent sees, their schemas and descriptions, and the `instructions` of the
+//! `initialize` result. Everything here is built once, at start-up, from the config.
+
+mod open_toolbox;
+mod use_tool;
+
+use std::sync::Arc;
+
+use rmcp::model::{CallToolResult, JsonObject, Tool};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::{
+    config::{Config, ToolFilter},
+    error::ToolError,
+    schema_check::SchemaCheck,
+    toolboxes::Toolboxes,
+};
+use open_toolbox::OpenToolboxArgs;
+use use_tool::UseToolArgs;
+
+pub(crate) const OPEN_TOOLBOX: &str = "open_toolbox";
+pub(crate) const USE_TOOL: &str = "use_tool";
+
+/// The agent-facing surface of toolshelf.
+pub(crate) struct MetaTools {
+    open_check: SchemaCheck<OpenToolboxArgs>,
+    use_check: SchemaCheck<UseToolArgs>,
+    tools: Vec<Tool>,
+    instructions: String,
+}
+
+impl MetaTools {
+    pub(crate) fn new(config: &Config) -> Self {
+        let open_check = SchemaCheck::<OpenToolboxArgs>::new();
+        let use_check = SchemaCheck::<UseToolArgs>::new();
+        let names: Vec<&str> = config.toolboxes.keys().map(String::as_str).collect();
+
+        let mut open_schema = advertised(open_check.schema());
+        if let Some(toolbox) = open_schema
+            .get_mut("properties")
+            .and_then(|properties| properties.get_mut("toolbox"))
+            .and_then(Value::as_object_mut)
+        {
+            toolbox.insert("enum".into(), json!(names));
+        }
+        let mut open_description = String::from(
+            "Start a toolbox's MCP servers and list their tools (server, name, description, inputSchema). Call it before use_tool. Toolboxes:",
+        );
+        for toolbox in config.toolboxes.values() {
+            open_description.push_str(&format!("\n- {}", toolbox.name));
+            if !toolbox.description.is_empty() {
+                open_description.push_str(&format!(": {}", toolbox.description));
+            }
+        }
+        let use_description = "Call a tool of an opened toolbox. `tool` is {toolbox, server, name} as listed by open_toolbox; `arguments` is the tool's input object. Returns the tool's own result.";
+        let tools = vec![
+            Tool::new(OPEN_TOOLBOX, open_description, Arc::new(object(open_schema))),
+            Tool::new(
+                USE_TOOL,
+                use_description,
+                Arc::new(object(advertised(use_check.schema()))),
+            ),
+        ];
+        Self {
+            open_check,
+            use_check,
+            tools,
+            instructions: instructions(config),
+        }
+    }
+
+    pub(crate) fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    pub(crate) fn instructions(&self) -> &str {
+        &self.instructions
+    }
+
+    pub(crate) async fn open_toolbox(&self, toolboxes: &Toolboxes, input: Value) -> CallToolResult {
+        open_toolbox::open_toolbox(&self.open_check, toolboxes, input)
+            .await
+            .unwrap_or_else(ToolError::into_result)
+    }
+
+    pub(crate) async fn use_tool(
+        &self,
+        toolboxes: &Toolboxes,
+        input: Value,
+        cancel: &CancellationToken,
+    ) -> CallToolResult {
+        use_tool::use_tool(&self.use_check, toolboxes, input, cancel)
+            .await
+            .unwrap_or_else(ToolError::into_result)
+    }
+}
+
+/// A checking schema as shown to clients: without the root title schemars adds.
+fn advertised(schema: &Value) -> Value {
+    let mut schema = schema.clone();
+    if let Some(object) = schema.as_object_mut() {
+        object.remove("title");
+    }
+    schema
+}
+
+fn object(value: Value) -> JsonObject {
+    match value {
+        Value::Object(object) => object,
+        _ => JsonObject::new(),
+    }
+}
+
+/// The `instructions` of `initialize`: what toolshelf is, the toolboxes, and a real example.
+fn instructions(config: &Config) -> String {
+    let mut text = String::from(
+        "toolshelf groups MCP servers into toolboxes. Call open_toolbox with a toolbox name to start its servers and list their tools, then call use_tool to run one of them.\n\nToolboxes:",
+    );
+    for toolbox in config.toolboxes.values() {
+        let servers: Vec<&str> = toolbox.servers.iter().map(|s| s.name.as_str()).collect();
+        text.push_str(&format!("\n- {}", toolbox.name));
+        if !toolbox.description.is_empty() {
+            text.push_str(&format!(": {}", toolbox.description));
+        }
+        text.push_str(&format!(" (servers: {})", servers.join(", ")));
+    }
+    if let Some(toolbox) = config.toolboxes.values().next()
+        && let Some(server) = toolbox.servers.first()
+    {
+        let name = match &server.tool_filter {
+            ToolFilter::Only(names) if !names.is_empty() => names[0].clone(),
+            _ => "<a tool name from open_toolbox>".to_owned(),
+        };
+        let open = json!({ "toolbox": toolbox.name });
+        let call = json!({
+            "tool": { "toolbox": toolbox.name, "server": server.name, "name": name },
+            "arguments": {}
+        });
+        text.push_str(&format!(
+            "\n\nExample:\n1. open_toolbox {open}\n2. use_tool {call}"
+        ));
+    }
+    text
+}

@@ -1,0 +1,145 @@
+//! `open_toolbox {toolbox}`: starts what is not running yet and describes the toolbox. The
+//! result is compact JSON, once as text and once as `structuredContent`; nothing a tool would
+//! repeat (toolbox name, status) is repeated per tool.
+
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, ToolAnnotations};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::{
+    error::{Context, ToolError},
+    schema_check::SchemaCheck,
+    toolboxes::{ServerState, Toolbox, Toolboxes},
+};
+
+/// Input of `open_toolbox`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct OpenToolboxArgs {
+    /// The toolbox to open.
+    #[schemars(length(min = 1))]
+    pub toolbox: String,
+}
+
+/// What `open_toolbox` returns.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Opened<'a> {
+    pub toolbox: &'a str,
+    pub description: &'a str,
+    pub servers: Vec<ServerSummary<'a>>,
+    pub tools: Vec<ToolSummary<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct ServerSummary<'a> {
+    pub name: &'a str,
+    pub status: &'static str,
+    pub tools: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ToolSummary<'a> {
+    pub server: &'a str,
+    pub name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<&'a str>,
+    pub input_schema: &'a JsonObject,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<&'a JsonObject>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<&'a ToolAnnotations>,
+}
+
+pub(crate) async fn open_toolbox(
+    check: &SchemaCheck<OpenToolboxArgs>,
+    toolboxes: &Toolboxes,
+    input: Value,
+) -> Result<CallToolResult, ToolError> {
+    let OpenToolboxArgs { toolbox } = check.check(input).map_err(ToolError::InvalidOpenToolbox)?;
+    let Some(boxed) = toolboxes.get(&toolbox) else {
+        return Err(ToolError::ToolboxUnknown {
+            context: Context::OpenToolbox,
+            known: toolboxes.names().map(str::to_owned).collect(),
+            toolbox,
+        });
+    };
+    toolboxes.open(boxed).await;
+    describe(boxed)
+}
+
+/// The metadata of an opened toolbox, or the error when none of its servers is ready.
+pub(crate) fn describe(toolbox: &Toolbox) -> Result<CallToolResult, ToolError> {
+    let states: Vec<ServerState> = toolbox.servers.iter().map(|slot| slot.state()).collect();
+    if !states.iter().any(|state| matches!(state, ServerState::Ready(_))) {
+        let failures = toolbox
+            .servers
+            .iter()
+            .zip(&states)
+            .map(|(slot, state)| {
+                let reason = match state {
+                    ServerState::Failed(reason) => reason.to_string(),
+                    _ => "not started".to_owned(),
+                };
+                (slot.spec.name.clone(), reason)
+            })
+            .collect();
+        return Err(ToolError::OpenFailed {
+            toolbox: toolbox.spec.name.clone(),
+            failures,
+        });
+    }
+    let mut servers = Vec::with_capacity(states.len());
+    let mut tools = Vec::new();
+    for (slot, state) in toolbox.servers.iter().zip(&states) {
+        let name = slot.spec.name.as_str();
+        match state {
+            ServerState::Ready(child) => {
+                servers.push(ServerSummary {
+                    name,
+                    status: "ready",
+                    tools: child.tools.len(),
+                    error: None,
+                });
+                tools.extend(child.tools.iter().map(|tool| ToolSummary {
+                    server: name,
+                    name: &tool.name,
+                    title: tool.title.as_deref(),
+                    description: tool.description.as_deref(),
+                    input_schema: &tool.input_schema,
+                    output_schema: tool.output_schema.as_deref(),
+                    annotations: tool.annotations.as_ref(),
+                }));
+            }
+            ServerState::Failed(reason) => servers.push(ServerSummary {
+                name,
+                status: "failed",
+                tools: 0,
+                error: Some(reason.to_string()),
+            }),
+            ServerState::NotStarted => servers.push(ServerSummary {
+                name,
+                status: "failed",
+                tools: 0,
+                error: Some("not started".into()),
+            }),
+        }
+    }
+    let opened = Opened {
+        toolbox: &toolbox.spec.name,
+        description: &toolbox.spec.description,
+        servers,
+        tools,
+    };
+    let structured = serde_json::to_value(&opened).unwrap_or(Value::Null);
+    let text = structured.to_string();
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(structured);
+    Ok(result)
+}

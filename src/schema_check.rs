@@ -1,0 +1,260 @@
+//! Typed input checked against the JSON Schema schemars derives from its Rust type.
+//!
+//! The schema is generated and compiled once; `check` then reports every violation (not only
+//! the first) with a dotted path and a message that says what to change, before serde turns the
+//! value into `T`. The config file and the two meta-tools both go through here, so a schema and
+//! the type it describes can never disagree.
+
+use std::marker::PhantomData;
+
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+use schemars::{JsonSchema, generate::SchemaSettings};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::suggest;
+
+/// One way an input breaks its schema.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Violation {
+    /// Dotted path of the offending value (`tool.name`, `toolboxes.dev.mcpServers.fs.command`);
+    /// empty for the top level.
+    pub path: String,
+    /// What is wrong and how to fix it.
+    pub message: String,
+    #[serde(skip)]
+    pub kind: ViolationKind,
+}
+
+/// The few kinds callers treat differently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ViolationKind {
+    UnknownKey,
+    Missing,
+    Empty,
+    Other,
+}
+
+impl std::fmt::Display for Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.path.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+/// A compiled checker for values of type `T`.
+pub(crate) struct SchemaCheck<T> {
+    schema: Value,
+    validator: jsonschema::Validator,
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<T: JsonSchema + DeserializeOwned> SchemaCheck<T> {
+    /// Derives `T`'s schema (inlined, no `$ref`s) and compiles it.
+    ///
+    /// # Panics
+    /// Only if schemars derives a schema jsonschema cannot compile: a bug in a type of this
+    /// crate, found by the first test that touches it, never by input.
+    pub(crate) fn new() -> Self {
+        let schema = schema_of::<T>();
+        #[allow(clippy::expect_used, reason = "the schema comes from our own types")]
+        let validator = jsonschema::options()
+            .should_validate_formats(false)
+            .build(&schema)
+            .expect("schemars produced a schema jsonschema cannot compile");
+        Self {
+            schema,
+            validator,
+            _type: PhantomData,
+        }
+    }
+
+    /// The schema, as advertised to clients and editors.
+    pub(crate) fn schema(&self) -> &Value {
+        &self.schema
+    }
+
+    /// Every violation of the schema by `value`, in document order.
+    pub(crate) fn violations(&self, value: &Value) -> Vec<Violation> {
+        let mut found = Vec::new();
+        for error in self.validator.iter_errors(value) {
+            describe(&error, &self.schema, &mut found);
+        }
+        found
+    }
+
+    /// Checks `value` and deserialises it.
+    pub(crate) fn check(&self, value: Value) -> Result<T, Vec<Violation>> {
+        let found = self.violations(&value);
+        if !found.is_empty() {
+            return Err(found);
+        }
+        serde_json::from_value(value).map_err(|error| {
+            vec![Violation {
+                path: String::new(),
+                message: error.to_string(),
+                kind: ViolationKind::Other,
+            }]
+        })
+    }
+}
+
+/// The inlined draft 2020-12 schema of `T`, without the `$schema` key.
+pub(crate) fn schema_of<T: JsonSchema>() -> Value {
+    let generator = SchemaSettings::draft2020_12()
+        .with(|settings| {
+            settings.inline_subschemas = true;
+            settings.meta_schema = None;
+        })
+        .into_generator();
+    generator.into_root_schema_for::<T>().to_value()
+}
+
+/// Turns a JSON pointer (`/a/b~1c`) into a dotted path (`a.b/c`).
+fn dotted(pointer: &str) -> String {
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|segment| segment.replace("~1", "/").replace("~0", "~"))
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// The schema node that holds the keyword an error points at.
+fn keyword_parent<'a>(schema: &'a Value, schema_path: &str) -> Option<&'a Value> {
+    let parent = schema_path.rsplit_once('/').map_or("", |(parent, _)| parent);
+    schema.pointer(parent)
+}
+
+fn describe(error: &jsonschema::ValidationError<'_>, schema: &Value, out: &mut Vec<Violation>) {
+    let path = dotted(error.instance_path().as_str());
+    let node = keyword_parent(schema, error.schema_path().as_str());
+    let (path, message, kind) = match error.kind() {
+        ValidationErrorKind::AdditionalProperties { unexpected } => {
+            let allowed: Vec<&str> = node
+                .and_then(|node| node.get("properties"))
+                .and_then(Value::as_object)
+                .map(|properties| properties.keys().map(String::as_str).collect())
+                .unwrap_or_default();
+            for key in unexpected {
+                let hint = match suggest::closest(key, allowed.iter().copied()) {
+                    Some(close) => format!(" (did you mean '{close}'?)"),
+                    None => String::new(),
+                };
+                out.push(Violation {
+                    path: join(&path, key),
+                    message: format!("unknown key{hint}, allowed keys: {}", allowed.join(", ")),
+                    kind: ViolationKind::UnknownKey,
+                });
+            }
+            return;
+        }
+        ValidationErrorKind::Required { property } => {
+            let key = property.as_str().unwrap_or_default();
+            (
+                path,
+                format!("missing required key '{key}'"),
+                ViolationKind::Missing,
+            )
+        }
+        ValidationErrorKind::Type { kind } => {
+            let expected = match kind {
+                TypeKind::Single(single) => single.to_string(),
+                TypeKind::Multiple(set) => set
+                    .iter()
+                    .map(|one| one.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" or "),
+            };
+            (
+                path,
+                format!(
+                    "must be {} {expected}, not {}",
+                    article(&expected),
+                    json_type(error.instance())
+                ),
+                ViolationKind::Other,
+            )
+        }
+        ValidationErrorKind::MinLength { limit: 1 } => {
+            (path, "must not be empty".to_owned(), ViolationKind::Empty)
+        }
+        ValidationErrorKind::PropertyNames { error: inner } => {
+            let name = inner.instance().as_str().unwrap_or_default().to_owned();
+            let message = match inner.kind() {
+                ValidationErrorKind::Pattern { pattern }
+                    if pattern == crate::config::NAME_PATTERN =>
+                {
+                    "invalid name, use 1 to 64 letters, digits, '_' or '-'".to_owned()
+                }
+                _ => format!("invalid name: {inner}"),
+            };
+            (join(&path, &name), message, ViolationKind::Other)
+        }
+        ValidationErrorKind::Minimum { limit } => (
+            path,
+            format!("must be at least {limit}"),
+            ViolationKind::Other,
+        ),
+        ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. } => {
+            let accepted = node
+                .and_then(|node| node.get("description"))
+                .and_then(Value::as_str)
+                .map(|text| format!(": {}", text.trim_end_matches('.')))
+                .unwrap_or_default();
+            (
+                path,
+                format!("has a shape that is not accepted{accepted}"),
+                ViolationKind::Other,
+            )
+        }
+        _ => (path, error.to_string(), ViolationKind::Other),
+    };
+    out.push(Violation {
+        path,
+        message,
+        kind,
+    });
+}
+
+fn article(word: &str) -> &'static str {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
+}
+
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pointers_become_dotted_paths() {
+        assert_eq!(dotted(""), "");
+        assert_eq!(dotted("/tool/name"), "tool.name");
+        assert_eq!(dotted("/a~1b/c~0d/0"), "a/b.c~d.0");
+    }
+}

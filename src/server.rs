@@ -1,0 +1,156 @@
+//! toolshelf's MCP server role: answers `initialize`, lists the two meta-tools and dispatches
+//! `tools/call` to them. What the agent can fix comes back as an `isError` result; a protocol
+//! error only for a tool name that toolshelf does not have.
+
+use std::{future::Future, sync::Arc};
+
+use rmcp::{
+    ErrorData as McpError, RoleServer, ServerHandler, ServiceExt,
+    model::{
+        CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+        PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    },
+    service::RequestContext,
+};
+use serde_json::Value;
+
+use crate::{
+    config::Config,
+    meta_tools::{MetaTools, OPEN_TOOLBOX, USE_TOOL},
+    toolboxes::Toolboxes,
+};
+
+/// The server handler; cheap to clone.
+#[derive(Clone)]
+pub struct Toolshelf {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    toolboxes: Toolboxes,
+    meta: MetaTools,
+    info: ServerConfig,
+}
+
+/// Why `serve` stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("the MCP client did not complete initialization: {0}")]
+    Initialize(String),
+}
+
+impl Toolshelf {
+    pub fn new(config: &Config) -> Self {
+        let meta = MetaTools::new(config);
+        let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("toolshelf", env!("CARGO_PKG_VERSION")))
+            .with_instructions(meta.instructions());
+        Self {
+            inner: Arc::new(Inner {
+                toolboxes: Toolboxes::new(config),
+                meta,
+                info,
+            }),
+        }
+    }
+
+    /// Stops every child; no child is started afterwards.
+    pub async fn shutdown(&self) {
+        self.inner.toolboxes.shutdown().await;
+    }
+
+    /// Child processes currently alive (for tests and `check`).
+    pub fn live_processes(&self) -> usize {
+        self.inner.toolboxes.live_processes()
+    }
+
+    pub(crate) fn toolboxes(&self) -> &Toolboxes {
+        &self.inner.toolboxes
+    }
+}
+
+impl ServerHandler for Toolshelf {
+    fn get_info(&self) -> ServerConfig {
+        self.inner.info.clone()
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(
+            self.inner.meta.tools().to_vec(),
+        ))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let input = Value::Object(request.arguments.unwrap_or_default());
+        let inner = &self.inner;
+        let result = match request.name.as_ref() {
+            OPEN_TOOLBOX => inner.meta.open_toolbox(&inner.toolboxes, input).await,
+            USE_TOOL => {
+                inner
+                    .meta
+                    .use_tool(&inner.toolboxes, input, &context.ct)
+                    .await
+            }
+            other => {
+                return Err(McpError::invalid_params(
+                    format!(
+                        "Unknown tool '{other}': toolshelf has two tools, {OPEN_TOOLBOX} and {USE_TOOL}; call tools of a toolbox through {USE_TOOL}"
+                    ),
+                    None,
+                ));
+            }
+        };
+        Ok(result.into())
+    }
+}
+
+/// Serves MCP on stdin/stdout until the client disconnects or `shutdown` resolves, then stops
+/// every child.
+pub async fn serve_stdio(
+    config: &Config,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), ServeError> {
+    let shelf = Toolshelf::new(config);
+    let outcome = serve_on(&shelf, rmcp::transport::stdio_pipes(), shutdown).await;
+    shelf.shutdown().await;
+    outcome
+}
+
+async fn serve_on<T, E, A>(
+    shelf: &Toolshelf,
+    transport: T,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), ServeError>
+where
+    T: rmcp::transport::IntoTransport<RoleServer, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    tokio::pin!(shutdown);
+    let running = tokio::select! {
+        running = shelf.clone().serve(transport) => {
+            running.map_err(|error| ServeError::Initialize(error.to_string()))?
+        }
+        () = &mut shutdown => return Ok(()),
+    };
+    tracing::info!("client initialized");
+    let stop = running.cancellation_token();
+    let waiting = running.waiting();
+    tokio::pin!(waiting);
+    tokio::select! {
+        _ = &mut waiting => tracing::info!("client disconnected"),
+        () = &mut shutdown => {
+            tracing::info!("shutting down");
+            stop.cancel();
+            let _ = waiting.await;
+        }
+    }
+    Ok(())
+}
