@@ -97,7 +97,12 @@ impl Child {
         let (session, tools) = match outcome {
             Ok(Ok(started)) => started,
             Ok(Err((stage, cause))) => {
-                process.wait_ended(DEATH_REPORT_WAIT).await;
+                // A child that died mid-handshake is explained by its exit, not by which pipe
+                // operation happened to notice first.
+                let cause = match process.wait_ended(DEATH_REPORT_WAIT).await {
+                    Some(_) => "the server closed the connection".to_owned(),
+                    None => cause,
+                };
                 process.stop().await;
                 return Err(StartError::Protocol {
                     stage,
@@ -136,6 +141,11 @@ impl Child {
     /// True once the child's process has ended or its connection is closed.
     pub(crate) fn is_gone(&self) -> bool {
         self.process.exit().is_some() || self.peer.is_transport_closed()
+    }
+
+    /// "the process exited with status 1; last stderr lines: …"
+    pub(crate) fn describe_end(&self) -> String {
+        self.process.describe_end()
     }
 
     /// Forwards `tools/call` and returns the child's result as it came. `cancel` is the agent's

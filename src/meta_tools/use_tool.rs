@@ -22,7 +22,7 @@ pub(crate) struct UseToolArgs {
     pub tool: ToolId,
     /// The tool's own arguments, matching its inputSchema. Defaults to {}.
     #[serde(default)]
-    pub arguments: Option<JsonObject>,
+    pub arguments: JsonObject,
 }
 
 /// A tool's structured identifier.
@@ -88,6 +88,12 @@ pub(crate) async fn use_tool(
             ));
         }
     };
+    if child.is_gone() {
+        return Err(downstream(format!(
+            "the server is not running: {}\nCall open_toolbox again to restart it.",
+            child.describe_end()
+        )));
+    }
     if child.tool(&name).is_none() {
         return Err(ToolError::ToolUnknown {
             known: child.tools.iter().map(|t| t.name.to_string()).collect(),
@@ -96,7 +102,7 @@ pub(crate) async fn use_tool(
         });
     }
     tracing::debug!(toolbox = %toolbox, server = %server, tool = %name, "forwarding call");
-    match child.call(&name, arguments, cancel).await {
+    match child.call(&name, Some(arguments), cancel).await {
         Ok(result) => Ok(result),
         Err(error) => {
             let error = child.explain(error).await;

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the third-party MCP servers used by the interop tests (exact versions, from
+# tests/interop/package.json and its lockfile) into the folder given as $1 (default
+# target/interop). Does nothing when they are already installed at those versions.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+dest="${1:-$root/target/interop}"
+if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
+  echo "error: the interop tests need Node.js 20+ with npm on PATH (e.g. apt-get install nodejs npm)." >&2
+  exit 1
+fi
+mkdir -p "$dest"
+if [ -f "$dest/.installed" ] && cmp -s "$dest/.installed" "$root/tests/interop/package-lock.json"; then
+  exit 0
+fi
+cp "$root/tests/interop/package.json" "$root/tests/interop/package-lock.json" "$dest/"
+echo "installing interop MCP servers into $dest" >&2
+(cd "$dest" && npm ci --no-audit --no-fund --loglevel=error >&2)
+cp "$root/tests/interop/package-lock.json" "$dest/.installed"

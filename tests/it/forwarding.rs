@@ -1,0 +1,213 @@
+//! Calls forwarded to a child come back unchanged, concurrently, through filters and pages.
+
+use std::time::Duration;
+
+use rmcp::model::CallToolResult;
+use serde_json::{Value, json};
+
+use crate::harness::{config, error_text, fixture, start, text};
+
+fn dev() -> Value {
+    config(&[("dev", "Fixture", json!({ "fixture": fixture(&[]) }))])
+}
+
+/// The result as the wire carries it.
+fn wire(result: &CallToolResult) -> Value {
+    serde_json::to_value(result).expect("serialize")
+}
+
+#[tokio::test]
+async fn child_results_come_back_unchanged() {
+    let shelf = start(&dev()).await;
+    assert_eq!(shelf.open("dev").await.is_error, Some(false));
+    let mut seen = serde_json::Map::new();
+    for (tool, arguments) in [
+        ("echo", json!({"message": "hello", "nested": {"n": [1, 2.5, null]}})),
+        ("image", json!({})),
+        ("mixed", json!({})),
+        ("structured", json!({})),
+        ("fail", json!({})),
+    ] {
+        let result = shelf.use_tool("dev", "fixture", tool, arguments).await;
+        seen.insert(tool.to_owned(), wire(&result));
+    }
+    // A child's own isError result is not wrapped.
+    assert_eq!(seen["fail"]["isError"], json!(true));
+    assert_eq!(
+        seen["fail"]["content"][0]["text"],
+        json!("fixture failure: the tool ran and reported an error")
+    );
+    assert_eq!(seen["echo"]["_meta"], json!({"fixture": "echo"}));
+    assert_eq!(seen["structured"]["structuredContent"], json!({"answer": 42}));
+    insta::assert_json_snapshot!("forwarded_results", seen);
+    shelf.close().await;
+}
+
+#[tokio::test]
+async fn large_output_arrives_whole() {
+    let shelf = start(&dev()).await;
+    shelf.open("dev").await;
+    for bytes in [100_000usize, 1_000_000, 8_000_000] {
+        let result = shelf.use_tool("dev", "fixture", "big", json!({"bytes": bytes})).await;
+        let text = text(&result);
+        assert_eq!(text.len(), bytes);
+        assert!(text.bytes().all(|byte| byte == b'x'));
+    }
+    shelf.close().await;
+}
+
+#[tokio::test]
+async fn arguments_default_to_an_empty_object() {
+    let shelf = start(&dev()).await;
+    shelf.open("dev").await;
+    let result = shelf
+        .call("use_tool", json!({"tool": {"toolbox": "dev", "server": "fixture", "name": "echo"}}))
+        .await;
+    assert_eq!(text(&result), "{}");
+    shelf.close().await;
+}
+
+#[tokio::test]
+async fn a_slow_call_does_not_hold_up_others() {
+    let shelf = start(&config(&[(
+        "dev",
+        "Fixture",
+        json!({ "a": fixture(&[]), "b": fixture(&[]) }),
+    )]))
+    .await;
+    shelf.open("dev").await;
+    race_quick_calls_against_slow_ones(&shelf).await;
+    shelf.close().await;
+}
+
+async fn race_quick_calls_against_slow_ones(shelf: &crate::harness::Shelf) {
+    let slow_same_child = shelf.use_tool("dev", "a", "sleep", json!({"ms": 30_000}));
+    let slow_other_child = shelf.use_tool("dev", "b", "sleep", json!({"ms": 30_000}));
+    tokio::pin!(slow_same_child, slow_other_child);
+    // Twenty quick calls to both children finish while both slow calls are still in flight.
+    let quick = async {
+        let calls = (0..20).map(|index| {
+            let server = if index % 2 == 0 { "a" } else { "b" };
+            shelf.use_tool("dev", server, "echo", json!({"i": index}))
+        });
+        futures::future::join_all(calls).await
+    };
+    tokio::select! {
+        results = quick => {
+            for (index, result) in results.iter().enumerate() {
+                assert_eq!(text(result), format!("{{\"i\":{index}}}"));
+            }
+        }
+        _ = &mut slow_same_child => panic!("the slow call finished first"),
+        _ = &mut slow_other_child => panic!("the slow call finished first"),
+    }
+}
+
+#[tokio::test]
+async fn tool_lists_are_read_across_pages() {
+    let shelf = start(&config(&[(
+        "dev",
+        "Fixture",
+        json!({ "paged": fixture(&["--page-size", "2"]), "whole": fixture(&[]) }),
+    )]))
+    .await;
+    let opened = shelf.open("dev").await.structured_content.expect("structured");
+    let names = |server: &str| -> Vec<Value> {
+        opened["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .filter(|tool| tool["server"] == server)
+            .map(|tool| tool["name"].clone())
+            .collect()
+    };
+    assert_eq!(names("paged").len(), 11);
+    assert_eq!(names("paged"), names("whole"));
+    shelf.close().await;
+}
+
+#[tokio::test]
+async fn tool_filters_hide_tools_and_make_them_uncallable() {
+    let mut filtered = fixture(&[]);
+    filtered["toolFilters"] = json!(["echo", "sleep"]);
+    let mut star = fixture(&[]);
+    star["toolFilters"] = json!("*");
+    let shelf = start(&config(&[(
+        "dev",
+        "Fixture",
+        json!({ "filtered": filtered, "star": star }),
+    )]))
+    .await;
+    let opened = shelf.open("dev").await.structured_content.expect("structured");
+    let servers = &opened["servers"];
+    assert_eq!(servers[0], json!({"name": "filtered", "status": "ready", "tools": 2}));
+    assert_eq!(servers[1]["tools"], json!(11));
+    let hidden = shelf.use_tool("dev", "filtered", "fail", json!({})).await;
+    assert_eq!(
+        error_text(&hidden),
+        "Error executing tool: Tool 'fail' not found in server 'filtered'\nTools of this server: echo, sleep"
+    );
+    shelf.close().await;
+}
+
+#[tokio::test]
+async fn concurrent_opens_share_one_start() {
+    let shelf = start(&config(&[(
+        "dev",
+        "Fixture",
+        json!({ "slow": fixture(&["--init-delay-ms", "300"]), "fast": fixture(&[]) }),
+    )]))
+    .await;
+    let opens = (0..8).map(|_| shelf.open("dev"));
+    let results = futures::future::join_all(opens).await;
+    let first = results[0].structured_content.clone();
+    for result in &results {
+        assert_eq!(result.is_error, Some(false));
+        assert_eq!(result.structured_content, first);
+    }
+    assert_eq!(shelf.children().len(), 2, "one process per server");
+    shelf.close().await;
+}
+
+#[tokio::test]
+async fn agent_cancellation_reaches_the_child() {
+    let events = tempfile::NamedTempFile::new().expect("events file");
+    let events_path = events.path().to_str().expect("utf-8 path").to_owned();
+    let shelf = start(&config(&[(
+        "dev",
+        "Fixture",
+        json!({ "fixture": fixture(&["--events", &events_path]) }),
+    )]))
+    .await;
+    shelf.open("dev").await;
+    let arguments = json!({"tool": {"toolbox": "dev", "server": "fixture", "name": "sleep"}, "arguments": {"ms": 60_000}});
+    let params = rmcp::model::CallToolRequestParams::new("use_tool")
+        .with_arguments(arguments.as_object().cloned().unwrap_or_default());
+    let request =
+        rmcp::model::ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(params));
+    let handle = shelf
+        .client
+        .send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options())
+        .await
+        .expect("send");
+    wait_for_line(events.path(), "start sleep").await;
+    handle.cancel(Some("test".into())).await.expect("cancel");
+    wait_for_line(events.path(), "cancelled sleep").await;
+    // toolshelf and the child both stay usable.
+    let after = shelf.use_tool("dev", "fixture", "echo", json!({})).await;
+    assert_eq!(text(&after), "{}");
+    shelf.close().await;
+}
+
+/// Waits (bounded) until the file at `path` has `line`.
+async fn wait_for_line(path: &std::path::Path, line: &str) {
+    let deadline = tokio::time::Instant::now() + crate::harness::DEADLINE;
+    loop {
+        let content = std::fs::read_to_string(path).unwrap_or_default();
+        if content.lines().any(|seen| seen == line) {
+            return;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the child never saw '{line}'");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}

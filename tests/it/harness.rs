@@ -1,0 +1,225 @@
+//! Test builders: a config on disk, a running `toolshelf serve` with an rmcp client on its
+//! stdio, calls with a deadline, and a look at the processes toolshelf started.
+
+use std::{
+    path::{Path, PathBuf},
+    process::Stdio,
+    sync::{Mutex, OnceLock},
+    time::Duration,
+};
+
+use rmcp::{
+    RoleClient, ServiceExt,
+    model::{CallToolRequestParams, CallToolResult},
+    service::RunningService,
+    transport::TokioChildProcess,
+};
+use serde_json::{Value, json};
+
+/// Every wait in the tests is bounded by this.
+pub const DEADLINE: Duration = Duration::from_secs(60);
+
+pub fn toolshelf_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_toolshelf")
+}
+
+pub fn fixture_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_toolshelf-fixture")
+}
+
+/// A server entry that runs the fixture with `args`.
+pub fn fixture(args: &[&str]) -> Value {
+    json!({ "command": fixture_bin(), "args": args })
+}
+
+/// A config with one toolbox per `(name, description, servers)`.
+pub fn config(toolboxes: &[(&str, &str, Value)]) -> Value {
+    let mut boxes = serde_json::Map::new();
+    for (name, description, servers) in toolboxes {
+        boxes.insert(
+            (*name).to_owned(),
+            json!({ "description": description, "mcpServers": servers }),
+        );
+    }
+    json!({ "toolboxes": boxes })
+}
+
+/// A running toolshelf with a connected client.
+pub struct Shelf {
+    pub client: RunningService<RoleClient, ()>,
+    pub pid: u32,
+    _dir: tempfile::TempDir,
+}
+
+/// Writes `config` to a fresh folder and returns (folder, config path).
+pub fn write_config(config: &Value) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("toolboxes.json");
+    std::fs::write(&path, serde_json::to_vec_pretty(config).expect("json")).expect("write config");
+    (dir, path)
+}
+
+/// Starts `toolshelf serve` on `config` and initializes a client.
+pub async fn start(config: &Value) -> Shelf {
+    let (dir, path) = write_config(config);
+    start_at(dir, &path, &[]).await
+}
+
+pub async fn start_at(dir: tempfile::TempDir, path: &Path, env: &[(&str, &str)]) -> Shelf {
+    let mut command = tokio::process::Command::new(toolshelf_bin());
+    command.arg("serve").arg("--config").arg(path);
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let log = std::env::var("TOOLSHELF_TEST_LOG").ok();
+    command.env("RUST_LOG", log.as_deref().unwrap_or("warn"));
+    let stderr = if log.is_some() { Stdio::inherit() } else { Stdio::null() };
+    let (transport, _) = TokioChildProcess::builder(command)
+        .stderr(stderr)
+        .spawn()
+        .expect("spawn toolshelf");
+    let pid = transport.id().expect("toolshelf pid");
+    let client = tokio::time::timeout(DEADLINE, ().serve(transport))
+        .await
+        .expect("initialize in time")
+        .expect("initialize");
+    Shelf {
+        client,
+        pid,
+        _dir: dir,
+    }
+}
+
+impl Shelf {
+    /// Calls one of toolshelf's tools; `arguments` must be a JSON object.
+    pub async fn call(&self, tool: &str, arguments: Value) -> CallToolResult {
+        let Value::Object(arguments) = arguments else {
+            panic!("arguments must be an object");
+        };
+        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+        tokio::time::timeout(DEADLINE, self.client.call_tool(params))
+            .await
+            .expect("answer in time")
+            .expect("a tool result, not a protocol error")
+    }
+
+    pub async fn open(&self, toolbox: &str) -> CallToolResult {
+        self.call("open_toolbox", json!({ "toolbox": toolbox })).await
+    }
+
+    /// `use_tool` with the structured identifier.
+    pub async fn use_tool(&self, toolbox: &str, server: &str, name: &str, arguments: Value) -> CallToolResult {
+        self.call(
+            "use_tool",
+            json!({ "tool": { "toolbox": toolbox, "server": server, "name": name }, "arguments": arguments }),
+        )
+        .await
+    }
+
+    /// The pids of toolshelf's direct children.
+    pub fn children(&self) -> Vec<u32> {
+        children_of(self.pid)
+    }
+
+    /// Closes the client side (toolshelf's stdin) and waits for toolshelf to exit.
+    pub async fn close(self) {
+        let mut client = self.client;
+        tokio::time::timeout(DEADLINE, client.close())
+            .await
+            .expect("toolshelf exits in time")
+            .expect("close");
+    }
+}
+
+/// The text of the first content block.
+pub fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .first()
+        .and_then(|block| block.as_text())
+        .map(|text| text.text.clone())
+        .unwrap_or_default()
+}
+
+/// The text of an `isError` result; fails the test if the result is not an error.
+pub fn error_text(result: &CallToolResult) -> String {
+    assert_eq!(result.is_error, Some(true), "expected an error, got {result:?}");
+    text(result)
+}
+
+/// Direct children of `pid`, from /proc.
+pub fn children_of(pid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let Some(child) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        if parent_of(child) == Some(pid) {
+            found.push(child);
+        }
+    }
+    found
+}
+
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is in parentheses and may contain spaces: split after the last ')'.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    rest.split(' ').nth(1)?.parse().ok()
+}
+
+/// True while `pid` exists and is not a zombie.
+pub fn is_alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rfind(')')
+            .and_then(|at| stat.get(at + 2..at + 3))
+            .is_some_and(|state| state != "Z"),
+        Err(_) => false,
+    }
+}
+
+/// Waits (bounded) until none of `pids` is alive.
+pub async fn wait_all_gone(pids: &[u32]) -> Vec<u32> {
+    let deadline = tokio::time::Instant::now() + DEADLINE;
+    loop {
+        let alive: Vec<u32> = pids.iter().copied().filter(|pid| is_alive(*pid)).collect();
+        if alive.is_empty() || tokio::time::Instant::now() > deadline {
+            return alive;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The folder where the pinned npm servers are installed, installing them on first use.
+pub fn interop_dir() -> PathBuf {
+    static INSTALLED: OnceLock<Mutex<Option<PathBuf>>> = OnceLock::new();
+    let lock = INSTALLED.get_or_init(|| Mutex::new(None));
+    let mut guard = lock.lock().unwrap_or_else(|poison| poison.into_inner());
+    if let Some(dir) = guard.as_ref() {
+        return dir.clone();
+    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/interop");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/install-interop.sh");
+    let status = std::process::Command::new("bash")
+        .arg(&script)
+        .arg(&dir)
+        .stdin(Stdio::null())
+        .status()
+        .expect("run scripts/install-interop.sh");
+    assert!(
+        status.success(),
+        "installing the interop servers failed: see the output of scripts/install-interop.sh above"
+    );
+    *guard = Some(dir.clone());
+    dir
+}
+
+/// A server entry that runs an installed npm server binary with `args`.
+pub fn npm_server(bin: &str, args: &[&str]) -> Value {
+    let path = interop_dir().join("node_modules/.bin").join(bin);
+    json!({ "command": path, "args": args })
+}

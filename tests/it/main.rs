@@ -1,0 +1,10 @@
+//! Integration tests: the real `toolshelf` binary, driven over stdio by a real rmcp client, with
+//! real children (the fixture server of this repo and pinned npm servers).
+
+mod cli;
+mod config_errors;
+mod contract;
+mod forwarding;
+mod harness;
+mod interop;
+mod lifecycle;
