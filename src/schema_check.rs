@@ -171,9 +171,11 @@ fn describe(error: &jsonschema::ValidationError<'_>, schema: &Value, out: &mut V
         ValidationErrorKind::Type { kind } => {
             let expected = match kind {
                 TypeKind::Single(single) => single.to_string(),
+                // `null` is how schemars marks an optional field; it is no advice to give.
                 TypeKind::Multiple(set) => set
                     .iter()
                     .map(|one| one.to_string())
+                    .filter(|one| one != "null")
                     .collect::<Vec<_>>()
                     .join(" or "),
             };
@@ -211,11 +213,11 @@ fn describe(error: &jsonschema::ValidationError<'_>, schema: &Value, out: &mut V
             let accepted = node
                 .and_then(|node| node.get("description"))
                 .and_then(Value::as_str)
-                .map(|text| format!(": {}", text.trim_end_matches('.')))
-                .unwrap_or_default();
+                .map(|text| lowercase_first(text.trim_end_matches('.')))
+                .unwrap_or_else(|| "of an accepted shape".to_owned());
             (
                 path,
-                format!("has a shape that is not accepted{accepted}"),
+                format!("must be {accepted}"),
                 ViolationKind::Other,
             )
         }
@@ -226,6 +228,14 @@ fn describe(error: &jsonschema::ValidationError<'_>, schema: &Value, out: &mut V
         message,
         kind,
     });
+}
+
+fn lowercase_first(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
 }
 
 fn article(word: &str) -> &'static str {

@@ -13,10 +13,10 @@ pub(crate) const NAME_PATTERN: &str = "^[A-Za-z0-9_-]{1,64}$";
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(title = "toolshelf config")]
+#[allow(dead_code, reason = "only its schema is used: validate walks the checked value")]
 pub(crate) struct ConfigFile {
     /// Optional link to this schema, for editors.
     #[serde(rename = "$schema", default)]
-    #[allow(dead_code, reason = "accepted so editors can point at the schema; never read")]
     pub schema: Option<String>,
     /// Toolboxes by name. A name matches `^[A-Za-z0-9_-]{1,64}$`.
     #[schemars(extend("propertyNames" = { "pattern": NAME_PATTERN }))]
@@ -26,6 +26,7 @@ pub(crate) struct ConfigFile {
 /// One toolbox: a description for the agent and the child servers it starts when opened.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[allow(dead_code, reason = "only its schema is used: validate walks the checked value")]
 pub(crate) struct ToolboxFile {
     /// What the toolbox is for, shown to the agent before it opens the toolbox.
     #[serde(default)]
@@ -52,7 +53,7 @@ pub(crate) struct ServerFile {
     /// Working directory of the child; relative paths are taken from the config file's folder.
     #[serde(default)]
     pub cwd: Option<String>,
-    /// Tools to keep: exact tool names, or `"*"` for all (the default).
+    /// A list of exact tool names to keep, or "*" to keep all (the default).
     #[serde(default)]
     pub tool_filters: Option<ToolFiltersFile>,
     /// Seconds the child may take to start and answer `initialize` and `tools/list` (default 30).

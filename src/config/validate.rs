@@ -1,5 +1,6 @@
-//! From typed file to `Config`: shape first (JSON Schema), then meaning (variables, empty
-//! lists, durations). Problems are collected, never returned one at a time.
+//! From text to `Config`: the shape is checked against the file's JSON Schema, then the meaning
+//! (variables, empty lists, durations) of every part whose shape is right. Problems are all
+//! collected and sorted by path, never returned one at a time.
 
 use std::{
     path::Path,
@@ -8,6 +9,9 @@ use std::{
 };
 
 use indexmap::IndexMap;
+
+use serde::Deserialize;
+use serde_json::Value;
 
 use super::{
     Config, DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, ServerSpec, ToolFilter, ToolboxSpec,
@@ -31,12 +35,13 @@ pub(super) fn parse(
             ),
         )]
     })?;
-    let file = CHECK.check(value)?;
-    let mut problems = Vec::new();
-    let config = build(file, base_dir, lookup, &mut problems);
+    let mut problems = CHECK.violations(&value);
+    // Meaning is checked wherever the shape is right, so one run reports everything.
+    let config = build(&value, base_dir, lookup, &mut problems);
     if problems.is_empty() {
         Ok(config)
     } else {
+        problems.sort_by(|a, b| a.path.cmp(&b.path));
         Err(problems)
     }
 }
@@ -49,48 +54,71 @@ fn problem(path: String, message: String) -> Violation {
     }
 }
 
+/// True when no problem so far lies at or under `path`.
+fn shape_ok(problems: &[Violation], path: &str) -> bool {
+    !problems.iter().any(|problem| {
+        problem.path == path
+            || problem.path.starts_with(&format!("{path}."))
+            || problem.path.starts_with(&format!("{path}["))
+    })
+}
+
 fn build(
-    file: ConfigFile,
+    value: &Value,
     base_dir: &Path,
     lookup: &dyn Fn(&str) -> Option<String>,
     problems: &mut Vec<Violation>,
 ) -> Config {
-    if file.toolboxes.is_empty() {
+    let mut toolboxes = IndexMap::new();
+    let Some(boxes) = value.get("toolboxes").and_then(Value::as_object) else {
+        return Config { toolboxes };
+    };
+    if boxes.is_empty() {
         problems.push(problem(
             "toolboxes".into(),
             "no toolbox is configured; add one, e.g. \"toolboxes\": {\"files\": {\"mcpServers\": {\"fs\": {\"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-filesystem\", \".\"]}}}}".into(),
         ));
     }
-    let mut toolboxes = IndexMap::new();
-    for (name, toolbox) in file.toolboxes {
+    for (name, toolbox) in boxes {
         let path = format!("toolboxes.{name}");
-        if toolbox.mcp_servers.is_empty() {
+        let Some(servers) = toolbox.get("mcpServers").and_then(Value::as_object) else {
+            continue;
+        };
+        if servers.is_empty() {
             problems.push(problem(
                 format!("{path}.mcpServers"),
                 "no server is configured; add at least one, or remove the toolbox".into(),
             ));
         }
-        let servers = toolbox
-            .mcp_servers
-            .into_iter()
-            .map(|(server_name, server)| {
-                let server_path = format!("{path}.mcpServers.{server_name}");
-                Arc::new(build_server(
-                    server_name,
-                    server,
+        let mut specs = Vec::new();
+        for (server_name, server) in servers {
+            let server_path = format!("{path}.mcpServers.{server_name}");
+            if !shape_ok(problems, &server_path) {
+                continue;
+            }
+            match ServerFile::deserialize(server) {
+                Ok(file) => specs.push(Arc::new(build_server(
+                    server_name.clone(),
+                    file,
                     &server_path,
                     base_dir,
                     lookup,
                     problems,
-                ))
-            })
-            .collect();
+                ))),
+                Err(error) => problems.push(problem(server_path, error.to_string())),
+            }
+        }
+        let description = toolbox
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
         let spec = ToolboxSpec {
             name: name.clone(),
-            description: toolbox.description.unwrap_or_default(),
-            servers,
+            description,
+            servers: specs,
         };
-        toolboxes.insert(name, Arc::new(spec));
+        toolboxes.insert(name.clone(), Arc::new(spec));
     }
     Config { toolboxes }
 }
@@ -103,9 +131,13 @@ fn build_server(
     lookup: &dyn Fn(&str) -> Option<String>,
     problems: &mut Vec<Violation>,
 ) -> ServerSpec {
+    let mut command_expanded = true;
     let mut expand_at = |value: &str, at: String| match expand(value, lookup) {
         Ok(expanded) => expanded,
         Err(error) => {
+            if at.ends_with(".command") {
+                command_expanded = false;
+            }
             problems.push(problem(at, error.to_string()));
             String::new()
         }
@@ -126,7 +158,7 @@ fn build_server(
         .cwd
         .as_deref()
         .map(|cwd| base_dir.join(expand_at(cwd, format!("{path}.cwd"))));
-    if command.trim().is_empty() && !server.command.is_empty() {
+    if command_expanded && command.trim().is_empty() && !server.command.is_empty() {
         problems.push(problem(
             format!("{path}.command"),
             "expands to an empty string; name the program to run".into(),

@@ -96,11 +96,13 @@ impl MetaTools {
     }
 }
 
-/// A checking schema as shown to clients: without the root title schemars adds.
+/// A checking schema as shown to clients: without the root title and description schemars
+/// takes from the Rust type, which would only repeat the tool's description.
 fn advertised(schema: &Value) -> Value {
     let mut schema = schema.clone();
     if let Some(object) = schema.as_object_mut() {
         object.remove("title");
+        object.remove("description");
     }
     schema
 }

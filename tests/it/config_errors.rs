@@ -1,1 +1,114 @@
-//! Broken configs.
+//! A corpus of broken configs: each is refused with exit status 2 and every problem listed with
+//! its path and a fix, and nothing is started.
+
+use std::process::{Command, Stdio};
+
+use crate::harness::toolshelf_bin;
+
+/// Runs `toolshelf serve` on `text` (as `bad.json` in a fresh folder) and returns (status, stderr).
+fn refuse(text: &str) -> (Option<i32>, String) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("bad.json"), text).expect("write");
+    let output = Command::new(toolshelf_bin())
+        .args(["serve", "--config", "bad.json"])
+        .current_dir(dir.path())
+        .env_remove("TOOLSHELF_TEST_SURELY_UNSET")
+        .env("TOOLSHELF_TEST_SET", "set-value")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run toolshelf");
+    assert!(output.stdout.is_empty(), "nothing may reach stdout");
+    (output.status.code(), String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+const CORPUS: &[(&str, &str)] = &[
+    ("not_json", r#"{"toolboxes": {"a": }"#),
+    ("trailing_comma", "{\"toolboxes\": {},}"),
+    ("top_level_not_object", "[]"),
+    ("empty_object", "{}"),
+    ("no_toolboxes", r#"{"toolboxes": {}}"#),
+    ("unknown_keys_everywhere", r#"{
+        "toolboxs": {},
+        "toolboxes": {
+            "dev": {
+                "descripton": "typo",
+                "mcpServers": {
+                    "fs": { "comand": "npx", "command": "npx", "argz": [] }
+                }
+            }
+        }
+    }"#),
+    ("bad_names", r#"{"toolboxes": {
+        "has space": { "mcpServers": { "ok": { "command": "x" } } },
+        "ok": { "mcpServers": { "sl/ash": { "command": "x" }, "": { "command": "x" } } },
+        "this-name-is-far-too-long-for-a-toolbox-name-because-it-has-more-than-64-chars": { "mcpServers": { "s": { "command": "x" } } }
+    }}"#),
+    ("missing_command_and_servers", r#"{"toolboxes": {
+        "a": { "mcpServers": { "s": { "args": ["x"] } } },
+        "b": { "description": "no servers" }
+    }}"#),
+    ("wrong_types", r#"{"toolboxes": {
+        "a": { "description": 7, "mcpServers": { "s": {
+            "command": ["npx"], "args": "x", "env": {"K": 1}, "cwd": false,
+            "toolFilters": 3, "startupTimeout": "30", "callTimeout": -1
+        } } }
+    }}"#),
+    ("empty_values", r#"{"toolboxes": {
+        "a": { "mcpServers": { "s": { "command": "", "toolFilters": [] }, "t": { "command": "${TOOLSHELF_TEST_SURELY_UNSET:-}" } } }
+    }}"#),
+    ("variables", r#"{"toolboxes": {
+        "a": { "mcpServers": { "s": {
+            "command": "${TOOLSHELF_TEST_SURELY_UNSET}",
+            "args": ["ok ${TOOLSHELF_TEST_SET}", "${TOOLSHELF_TEST_SURELY_UNSET}", "${unclosed"],
+            "env": { "TOKEN": "${TOOLSHELF_TEST_SURELY_UNSET}", "FINE": "${TOOLSHELF_TEST_SURELY_UNSET:-d} $$5" },
+            "cwd": "${1BAD}"
+        } } }
+    }}"#),
+    ("timeouts", r#"{"toolboxes": {
+        "a": { "mcpServers": { "s": { "command": "x", "startupTimeout": 0, "callTimeout": 1e300 } } }
+    }}"#),
+];
+
+#[test]
+fn broken_configs_are_refused_with_every_problem() {
+    let mut seen = String::new();
+    for (name, text) in CORPUS {
+        let (status, stderr) = refuse(text);
+        assert_eq!(status, Some(2), "{name}: {stderr}");
+        assert!(stderr.starts_with("error: the config file bad.json has "), "{name}: {stderr}");
+        assert!(!stderr.contains("set-value"), "{name}: a variable's value reached the log");
+        seen.push_str(&format!("## {name}\n{stderr}\n"));
+    }
+    insta::assert_snapshot!("config_errors", seen);
+}
+
+#[test]
+fn a_missing_config_file_says_where_it_looked_and_what_to_do() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let output = Command::new(toolshelf_bin())
+        .arg("serve")
+        .current_dir(dir.path())
+        .env_remove("TOOLSHELF_CONFIG")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run toolshelf");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    insta::assert_snapshot!("missing_config", stderr);
+}
+
+#[test]
+fn the_config_path_comes_from_the_environment_when_not_given() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("elsewhere.json"), "{}").expect("write");
+    let output = Command::new(toolshelf_bin())
+        .arg("serve")
+        .current_dir(dir.path())
+        .env("TOOLSHELF_CONFIG", "elsewhere.json")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run toolshelf");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.starts_with("error: the config file elsewhere.json has 1 problem"), "{stderr}");
+}
