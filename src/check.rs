@@ -4,11 +4,7 @@ use std::{io::Write, time::Duration};
 
 use futures::future::join_all;
 
-use crate::{
-    config::Config,
-    server::Toolshelf,
-    toolboxes::ServerState,
-};
+use crate::{config::Config, server::Toolshelf, toolboxes::ServerState};
 
 /// Opens everything, prints the table to `out`, stops every child. True when all servers are
 /// ready.
@@ -34,7 +30,10 @@ pub async fn check(config: &Config, out: &mut dyn Write) -> std::io::Result<bool
                     millis(child.startup),
                 ),
                 ServerState::Failed(reason) => {
-                    failures.push(format!("{}/{}: {reason}", toolbox.spec.name, slot.spec.name));
+                    failures.push(format!(
+                        "{}/{}: {reason}",
+                        toolbox.spec.name, slot.spec.name
+                    ));
                     ("failed", "-".into(), "-".into())
                 }
                 ServerState::NotStarted => ("failed", "-".into(), "-".into()),

@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "toolshelf", version, about, long_about = None)]
 pub struct Cli {
-    /// Log filter for stderr (e.g. `info`, `toolshelf=debug`); overrides RUST_LOG. Default: info.
+    /// Log filter for stderr (e.g. `info`, `toolshelf=debug`); overrides RUST_LOG. Default: warn,toolshelf=info.
     #[arg(long, global = true, value_name = "FILTER")]
     pub log_level: Option<String>,
     #[command(subcommand)]

@@ -10,6 +10,9 @@ use toolshelf::{
 };
 use tracing_subscriber::EnvFilter;
 
+/// toolshelf's own events at info; the SDK's chatter only from warn up.
+const DEFAULT_LOG_FILTER: &str = "warn,toolshelf=info";
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(cli.log_level.as_deref());
@@ -84,7 +87,7 @@ fn init_logging(level: Option<&str>) {
         Some(level) => EnvFilter::try_new(level).ok(),
         None => EnvFilter::try_from_default_env().ok(),
     }
-    .unwrap_or_else(|| EnvFilter::new("info"));
+    .unwrap_or_else(|| EnvFilter::new(DEFAULT_LOG_FILTER));
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     tracing_subscriber::fmt()
         .with_env_filter(filter)

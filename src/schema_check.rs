@@ -133,7 +133,9 @@ fn join(path: &str, key: &str) -> String {
 
 /// The schema node that holds the keyword an error points at.
 fn keyword_parent<'a>(schema: &'a Value, schema_path: &str) -> Option<&'a Value> {
-    let parent = schema_path.rsplit_once('/').map_or("", |(parent, _)| parent);
+    let parent = schema_path
+        .rsplit_once('/')
+        .map_or("", |(parent, _)| parent);
     schema.pointer(parent)
 }
 
@@ -215,11 +217,7 @@ fn describe(error: &jsonschema::ValidationError<'_>, schema: &Value, out: &mut V
                 .and_then(Value::as_str)
                 .map(|text| lowercase_first(text.trim_end_matches('.')))
                 .unwrap_or_else(|| "of an accepted shape".to_owned());
-            (
-                path,
-                format!("must be {accepted}"),
-                ViolationKind::Other,
-            )
+            (path, format!("must be {accepted}"), ViolationKind::Other)
         }
         _ => (path, error.to_string(), ViolationKind::Other),
     };

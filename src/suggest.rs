@@ -46,8 +46,14 @@ mod tests {
     #[test]
     fn finds_typos_and_ignores_case() {
         assert_eq!(closest("comand", ["command", "args"]), Some("command"));
-        assert_eq!(closest("FileSytem", ["filesystem", "memory"]), Some("filesystem"));
-        assert_eq!(closest("read_fille", ["read_file", "write_file"]), Some("read_file"));
+        assert_eq!(
+            closest("FileSytem", ["filesystem", "memory"]),
+            Some("filesystem")
+        );
+        assert_eq!(
+            closest("read_fille", ["read_file", "write_file"]),
+            Some("read_file")
+        );
     }
 
     #[test]

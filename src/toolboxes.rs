@@ -61,7 +61,10 @@ impl ServerSlot {
     }
 
     fn set(&self, state: ServerState) {
-        *self.state.write().unwrap_or_else(|poison| poison.into_inner()) = state;
+        *self
+            .state
+            .write()
+            .unwrap_or_else(|poison| poison.into_inner()) = state;
     }
 
     /// Whether an open should (re)start this server: never started, failed, or its process died.

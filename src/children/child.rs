@@ -190,9 +190,9 @@ impl Child {
                 message: error.message.into_owned(),
             },
             ServiceError::Timeout { timeout } => CallError::Timeout { limit: timeout },
-            ServiceError::TransportClosed | ServiceError::TransportSend(_) => CallError::Died {
-                end: String::new(),
-            },
+            ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
+                CallError::Died { end: String::new() }
+            }
             ServiceError::Cancelled { .. } => CallError::Cancelled,
             other => CallError::Other(other.to_string()),
         }

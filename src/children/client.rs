@@ -1,7 +1,10 @@
 //! toolshelf's MCP client role toward one child: who it says it is, and what it does with the
 //! notifications a child sends on its own.
 
-#![allow(deprecated, reason = "SEP-2577 deprecates logging, but children still send it")]
+#![allow(
+    deprecated,
+    reason = "SEP-2577 deprecates logging, but children still send it"
+)]
 
 use rmcp::{
     ClientHandler, RoleClient,
@@ -13,7 +16,10 @@ use rmcp::{
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ChildClient;
 
-#[allow(deprecated, reason = "SEP-2577 deprecates logging, but children still send it")]
+#[allow(
+    deprecated,
+    reason = "SEP-2577 deprecates logging, but children still send it"
+)]
 impl ClientHandler for ChildClient {
     fn get_info(&self) -> ClientConfig {
         ClientConfig::new(

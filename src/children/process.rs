@@ -47,7 +47,9 @@ impl fmt::Display for Exit {
 /// Why a process could not be started.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum SpawnError {
-    #[error("cannot run '{command}': {source}. Check `command` in the config and that it is on PATH")]
+    #[error(
+        "cannot run '{command}': {source}. Check `command` in the config and that it is on PATH"
+    )]
     Io {
         command: String,
         source: std::io::Error,
@@ -64,7 +66,10 @@ pub(crate) struct StderrTail {
 
 impl StderrTail {
     fn push(&self, line: String) {
-        let mut lines = self.lines.lock().unwrap_or_else(|poison| poison.into_inner());
+        let mut lines = self
+            .lines
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
         if lines.len() == STDERR_TAIL_LINES {
             lines.pop_front();
         }
@@ -73,7 +78,10 @@ impl StderrTail {
 
     /// The kept lines, oldest first, at most `count` of them.
     pub(crate) fn last(&self, count: usize) -> Vec<String> {
-        let lines = self.lines.lock().unwrap_or_else(|poison| poison.into_inner());
+        let lines = self
+            .lines
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
         lines
             .iter()
             .skip(lines.len().saturating_sub(count))
@@ -247,11 +255,7 @@ const SIGTERM: i32 = 15;
 const SIGKILL: i32 = 9;
 
 /// Reads stderr to the end, logging each line and keeping the last ones.
-async fn drain_stderr(
-    mut pipe: ChildStderr,
-    tail: Arc<StderrTail>,
-    done: watch::Sender<bool>,
-) {
+async fn drain_stderr(mut pipe: ChildStderr, tail: Arc<StderrTail>, done: watch::Sender<bool>) {
     let mut buffer = vec![0u8; 8192];
     let mut line: Vec<u8> = Vec::new();
     let emit = |line: &mut Vec<u8>| {

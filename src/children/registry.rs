@@ -52,7 +52,9 @@ impl Drop for Unregister {
 
 impl ProcessRegistry {
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|poison| poison.into_inner())
+        self.state
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
     }
 
     /// Runs `spawn` (a synchronous fork/exec) while holding the registry, unless it is closed.
@@ -103,9 +105,9 @@ impl ProcessRegistry {
         for entry in &entries {
             entry.stop.cancel();
         }
-        let waits = entries.into_iter().map(|mut entry| async move {
-            entry.exit.wait_for(Option::is_some).await.is_ok()
-        });
+        let waits = entries
+            .into_iter()
+            .map(|mut entry| async move { entry.exit.wait_for(Option::is_some).await.is_ok() });
         match tokio::time::timeout(limit, futures::future::join_all(waits)).await {
             Ok(ended) => ended.iter().filter(|ok| !**ok).count(),
             Err(_) => self.lock().live.len(),

@@ -85,7 +85,10 @@ mod tests {
 
     #[test]
     fn dollars_outside_braces_are_literal() {
-        assert_eq!(check("$$HOME costs $5 $").as_deref(), Ok("$HOME costs $5 $"));
+        assert_eq!(
+            check("$$HOME costs $5 $").as_deref(),
+            Ok("$HOME costs $5 $")
+        );
         assert_eq!(check("$${HOME}").as_deref(), Ok("${HOME}"));
     }
 

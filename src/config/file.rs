@@ -13,7 +13,10 @@ pub(crate) const NAME_PATTERN: &str = "^[A-Za-z0-9_-]{1,64}$";
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(title = "toolshelf config")]
-#[allow(dead_code, reason = "only its schema is used: validate walks the checked value")]
+#[allow(
+    dead_code,
+    reason = "only its schema is used: validate walks the checked value"
+)]
 pub(crate) struct ConfigFile {
     /// Optional link to this schema, for editors.
     #[serde(rename = "$schema", default)]
@@ -26,7 +29,10 @@ pub(crate) struct ConfigFile {
 /// One toolbox: a description for the agent and the child servers it starts when opened.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-#[allow(dead_code, reason = "only its schema is used: validate walks the checked value")]
+#[allow(
+    dead_code,
+    reason = "only its schema is used: validate walks the checked value"
+)]
 pub(crate) struct ToolboxFile {
     /// What the toolbox is for, shown to the agent before it opens the toolbox.
     #[serde(default)]

@@ -55,7 +55,11 @@ impl MetaTools {
         }
         let use_description = "Call a tool of an opened toolbox. `tool` is {toolbox, server, name} as listed by open_toolbox; `arguments` is the tool's input object. Returns the tool's own result.";
         let tools = vec![
-            Tool::new(OPEN_TOOLBOX, open_description, Arc::new(object(open_schema))),
+            Tool::new(
+                OPEN_TOOLBOX,
+                open_description,
+                Arc::new(object(open_schema)),
+            ),
             Tool::new(
                 USE_TOOL,
                 use_description,

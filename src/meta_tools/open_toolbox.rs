@@ -77,7 +77,10 @@ pub(crate) async fn open_toolbox(
 /// The metadata of an opened toolbox, or the error when none of its servers is ready.
 pub(crate) fn describe(toolbox: &Toolbox) -> Result<CallToolResult, ToolError> {
     let states: Vec<ServerState> = toolbox.servers.iter().map(|slot| slot.state()).collect();
-    if !states.iter().any(|state| matches!(state, ServerState::Ready(_))) {
+    if !states
+        .iter()
+        .any(|state| matches!(state, ServerState::Ready(_)))
+    {
         let failures = toolbox
             .servers
             .iter()

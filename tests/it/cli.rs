@@ -1,1 +1,119 @@
 //! The command line: `schema`, `check`, `--help`.
+
+use std::process::{Command, Output, Stdio};
+
+use serde_json::json;
+
+use crate::harness::{config, fixture, toolshelf_bin, write_config};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(toolshelf_bin())
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run toolshelf")
+}
+
+#[test]
+fn schema_prints_the_config_schema_and_it_accepts_the_example() {
+    let output = run(&["schema"]);
+    assert!(output.status.success());
+    let schema: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    insta::assert_json_snapshot!("config_schema", schema);
+    let example: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/toolboxes.example.json"
+        ))
+        .expect("example config"),
+    )
+    .expect("example is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&example)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let path = std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/toolboxes.example.json"
+    ));
+    let loaded = toolshelf::config::load(path).expect("the example config is valid");
+    assert_eq!(loaded.toolboxes.len(), 3);
+}
+
+#[test]
+fn check_opens_every_toolbox_and_prints_a_table() {
+    let (_dir, path) = write_config(&config(&[
+        (
+            "dev",
+            "Fixture",
+            json!({ "a": fixture(&[]), "b": fixture(&["--page-size", "3"]) }),
+        ),
+        ("ops", "Ops", json!({ "c": fixture(&[]) })),
+    ]));
+    let output = run(&["check", "--config", path.to_str().expect("utf-8")]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    let redacted: String = stdout
+        .lines()
+        .map(|line| {
+            // Start-up times vary: keep the column, not the number.
+            let mut cells: Vec<&str> = line.split_whitespace().collect();
+            if cells.len() == 6 && cells[5] == "ms" {
+                cells[4] = "N";
+            }
+            cells.join(" ")
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    insta::assert_snapshot!("check_ok", redacted);
+}
+
+#[test]
+fn check_fails_when_a_server_fails() {
+    let (_dir, path) = write_config(&config(&[(
+        "dev",
+        "Fixture",
+        json!({ "good": fixture(&[]), "bad": fixture(&["--exit-at-start", "4"]) }),
+    )]));
+    let output = run(&["check", "--config", path.to_str().expect("utf-8")]);
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let rows: Vec<Vec<&str>> = stdout
+        .lines()
+        .map(|line| line.split_whitespace().collect())
+        .collect();
+    assert!(
+        rows.contains(&vec!["dev", "bad", "failed", "-", "-"]),
+        "{stdout}"
+    );
+    assert!(stdout.contains("failed: dev/bad: initialize failed: the server closed the connection; the process exited with status 4"), "{stdout}");
+}
+
+#[test]
+fn every_command_has_help() {
+    let mut all = String::new();
+    for args in [
+        &["--help"][..],
+        &["serve", "--help"],
+        &["check", "--help"],
+        &["schema", "--help"],
+    ] {
+        let output = run(args);
+        assert!(output.status.success());
+        all.push_str(&format!(
+            "$ toolshelf {}\n{}\n",
+            args.join(" "),
+            String::from_utf8_lossy(&output.stdout)
+        ));
+    }
+    insta::assert_snapshot!("help", all);
+}
+
+#[test]
+fn usage_errors_exit_with_two() {
+    let output = run(&["serve", "--bogus"]);
+    assert_eq!(output.status.code(), Some(2));
+}

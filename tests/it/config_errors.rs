@@ -18,7 +18,10 @@ fn refuse(text: &str) -> (Option<i32>, String) {
         .output()
         .expect("run toolshelf");
     assert!(output.stdout.is_empty(), "nothing may reach stdout");
-    (output.status.code(), String::from_utf8_lossy(&output.stderr).into_owned())
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
 }
 
 const CORPUS: &[(&str, &str)] = &[
@@ -27,7 +30,9 @@ const CORPUS: &[(&str, &str)] = &[
     ("top_level_not_object", "[]"),
     ("empty_object", "{}"),
     ("no_toolboxes", r#"{"toolboxes": {}}"#),
-    ("unknown_keys_everywhere", r#"{
+    (
+        "unknown_keys_everywhere",
+        r#"{
         "toolboxs": {},
         "toolboxes": {
             "dev": {
@@ -37,36 +42,55 @@ const CORPUS: &[(&str, &str)] = &[
                 }
             }
         }
-    }"#),
-    ("bad_names", r#"{"toolboxes": {
+    }"#,
+    ),
+    (
+        "bad_names",
+        r#"{"toolboxes": {
         "has space": { "mcpServers": { "ok": { "command": "x" } } },
         "ok": { "mcpServers": { "sl/ash": { "command": "x" }, "": { "command": "x" } } },
         "this-name-is-far-too-long-for-a-toolbox-name-because-it-has-more-than-64-chars": { "mcpServers": { "s": { "command": "x" } } }
-    }}"#),
-    ("missing_command_and_servers", r#"{"toolboxes": {
+    }}"#,
+    ),
+    (
+        "missing_command_and_servers",
+        r#"{"toolboxes": {
         "a": { "mcpServers": { "s": { "args": ["x"] } } },
         "b": { "description": "no servers" }
-    }}"#),
-    ("wrong_types", r#"{"toolboxes": {
+    }}"#,
+    ),
+    (
+        "wrong_types",
+        r#"{"toolboxes": {
         "a": { "description": 7, "mcpServers": { "s": {
             "command": ["npx"], "args": "x", "env": {"K": 1}, "cwd": false,
             "toolFilters": 3, "startupTimeout": "30", "callTimeout": -1
         } } }
-    }}"#),
-    ("empty_values", r#"{"toolboxes": {
+    }}"#,
+    ),
+    (
+        "empty_values",
+        r#"{"toolboxes": {
         "a": { "mcpServers": { "s": { "command": "", "toolFilters": [] }, "t": { "command": "${TOOLSHELF_TEST_SURELY_UNSET:-}" } } }
-    }}"#),
-    ("variables", r#"{"toolboxes": {
+    }}"#,
+    ),
+    (
+        "variables",
+        r#"{"toolboxes": {
         "a": { "mcpServers": { "s": {
             "command": "${TOOLSHELF_TEST_SURELY_UNSET}",
             "args": ["ok ${TOOLSHELF_TEST_SET}", "${TOOLSHELF_TEST_SURELY_UNSET}", "${unclosed"],
             "env": { "TOKEN": "${TOOLSHELF_TEST_SURELY_UNSET}", "FINE": "${TOOLSHELF_TEST_SURELY_UNSET:-d} $$5" },
             "cwd": "${1BAD}"
         } } }
-    }}"#),
-    ("timeouts", r#"{"toolboxes": {
+    }}"#,
+    ),
+    (
+        "timeouts",
+        r#"{"toolboxes": {
         "a": { "mcpServers": { "s": { "command": "x", "startupTimeout": 0, "callTimeout": 1e300 } } }
-    }}"#),
+    }}"#,
+    ),
 ];
 
 #[test]
@@ -75,8 +99,14 @@ fn broken_configs_are_refused_with_every_problem() {
     for (name, text) in CORPUS {
         let (status, stderr) = refuse(text);
         assert_eq!(status, Some(2), "{name}: {stderr}");
-        assert!(stderr.starts_with("error: the config file bad.json has "), "{name}: {stderr}");
-        assert!(!stderr.contains("set-value"), "{name}: a variable's value reached the log");
+        assert!(
+            stderr.starts_with("error: the config file bad.json has "),
+            "{name}: {stderr}"
+        );
+        assert!(
+            !stderr.contains("set-value"),
+            "{name}: a variable's value reached the log"
+        );
         seen.push_str(&format!("## {name}\n{stderr}\n"));
     }
     insta::assert_snapshot!("config_errors", seen);
@@ -110,5 +140,8 @@ fn the_config_path_comes_from_the_environment_when_not_given() {
         .expect("run toolshelf");
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.starts_with("error: the config file elsewhere.json has 1 problem"), "{stderr}");
+    assert!(
+        stderr.starts_with("error: the config file elsewhere.json has 1 problem"),
+        "{stderr}"
+    );
 }

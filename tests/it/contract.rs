@@ -23,11 +23,17 @@ async fn tools_list_is_exactly_the_two_meta_tools() {
     let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
     assert_eq!(names, ["open_toolbox", "use_tool"]);
     for tool in &tools {
-        assert_eq!(tool.input_schema.get("additionalProperties"), Some(&json!(false)));
+        assert_eq!(
+            tool.input_schema.get("additionalProperties"),
+            Some(&json!(false))
+        );
     }
     insta::assert_json_snapshot!("tools_list", tools);
     // Nothing starts before a toolbox is opened.
-    assert!(shelf.children().is_empty(), "children started before open_toolbox");
+    assert!(
+        shelf.children().is_empty(),
+        "children started before open_toolbox"
+    );
     shelf.close().await;
 }
 
@@ -45,7 +51,9 @@ async fn instructions_list_toolboxes_and_a_correct_example() {
     // The example in the instructions works as written (after opening, with a real tool name).
     let open = shelf.open("dev").await;
     assert_eq!(open.is_error, Some(false));
-    let result = shelf.use_tool("dev", "fixture", "echo", json!({"message": "hi"})).await;
+    let result = shelf
+        .use_tool("dev", "fixture", "echo", json!({"message": "hi"}))
+        .await;
     assert_eq!(text(&result), r#"{"message":"hi"}"#);
     shelf.close().await;
 }
@@ -55,10 +63,19 @@ async fn open_toolbox_returns_compact_metadata_once_as_text_and_structured() {
     let shelf = start(&two_toolboxes()).await;
     let result = shelf.open("dev").await;
     assert_eq!(result.is_error, Some(false));
-    let structured = result.structured_content.clone().expect("structuredContent");
+    let structured = result
+        .structured_content
+        .clone()
+        .expect("structuredContent");
     let text = text(&result);
-    assert!(!text.contains('\n') && !text.contains(": "), "text is compact JSON");
-    assert_eq!(serde_json::from_str::<Value>(&text).expect("text is JSON"), structured);
+    assert!(
+        !text.contains('\n') && !text.contains(": "),
+        "text is compact JSON"
+    );
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).expect("text is JSON"),
+        structured
+    );
     insta::assert_json_snapshot!("open_toolbox_dev", structured);
 
     // Re-opening answers the same without starting anything new.
@@ -95,17 +112,44 @@ async fn every_seed_003_error_text() {
 
     // Validation, before anything else.
     let cases = [
-        ("empty_toolbox", json!({"tool": {"toolbox": "", "server": "fixture", "name": "echo"}})),
-        ("empty_server", json!({"tool": {"toolbox": "dev", "server": "", "name": "echo"}})),
-        ("empty_name", json!({"tool": {"toolbox": "dev", "server": "fixture", "name": ""}})),
-        ("all_empty", json!({"tool": {"toolbox": "", "server": "", "name": ""}})),
-        ("unknown_key_in_tool", json!({"tool": {"toolbox": "dev", "server": "fixture", "tool": "echo"}})),
-        ("unknown_top_level_key", json!({"tool": {"toolbox": "dev", "server": "fixture", "name": "echo"}, "args": {}})),
+        (
+            "empty_toolbox",
+            json!({"tool": {"toolbox": "", "server": "fixture", "name": "echo"}}),
+        ),
+        (
+            "empty_server",
+            json!({"tool": {"toolbox": "dev", "server": "", "name": "echo"}}),
+        ),
+        (
+            "empty_name",
+            json!({"tool": {"toolbox": "dev", "server": "fixture", "name": ""}}),
+        ),
+        (
+            "all_empty",
+            json!({"tool": {"toolbox": "", "server": "", "name": ""}}),
+        ),
+        (
+            "unknown_key_in_tool",
+            json!({"tool": {"toolbox": "dev", "server": "fixture", "tool": "echo"}}),
+        ),
+        (
+            "unknown_top_level_key",
+            json!({"tool": {"toolbox": "dev", "server": "fixture", "name": "echo"}, "args": {}}),
+        ),
         ("missing_tool", json!({"arguments": {}})),
         ("tool_not_an_object", json!({"tool": "dev/fixture/echo"})),
-        ("name_not_a_string", json!({"tool": {"toolbox": "dev", "server": "fixture", "name": 7}})),
-        ("arguments_not_an_object", json!({"tool": {"toolbox": "dev", "server": "fixture", "name": "echo"}, "arguments": [1]})),
-        ("empty_and_unknown", json!({"tool": {"toolbox": "", "server": "fixture", "name": "echo", "extra": 1}})),
+        (
+            "name_not_a_string",
+            json!({"tool": {"toolbox": "dev", "server": "fixture", "name": 7}}),
+        ),
+        (
+            "arguments_not_an_object",
+            json!({"tool": {"toolbox": "dev", "server": "fixture", "name": "echo"}, "arguments": [1]}),
+        ),
+        (
+            "empty_and_unknown",
+            json!({"tool": {"toolbox": "", "server": "fixture", "name": "echo", "extra": 1}}),
+        ),
     ];
     for (case, input) in cases {
         record(case, shelf.call("use_tool", input).await);
@@ -126,13 +170,17 @@ async fn every_seed_003_error_text() {
     );
     record(
         "tool_not_found_no_close_match",
-        shelf.use_tool("dev", "fixture", "launch_rockets", json!({})).await,
+        shelf
+            .use_tool("dev", "fixture", "launch_rockets", json!({}))
+            .await,
     );
 
     // Downstream errors.
     record(
         "downstream_protocol_error",
-        shelf.use_tool("dev", "fixture", "protocol_error", json!({})).await,
+        shelf
+            .use_tool("dev", "fixture", "protocol_error", json!({}))
+            .await,
     );
     record(
         "downstream_crash",
@@ -148,13 +196,18 @@ async fn every_seed_003_error_text() {
     record("open_empty", shelf.open("").await);
     record(
         "open_unknown_key",
-        shelf.call("open_toolbox", json!({"toolbox": "dev", "force": true})).await,
+        shelf
+            .call("open_toolbox", json!({"toolbox": "dev", "force": true}))
+            .await,
     );
     record("open_missing", shelf.call("open_toolbox", json!({})).await);
 
     // The table's texts, exactly.
     let exact = [
-        ("toolbox_not_open", "Error executing tool: Toolbox 'ops' is not open"),
+        (
+            "toolbox_not_open",
+            "Error executing tool: Toolbox 'ops' is not open",
+        ),
         ("empty_toolbox", "toolbox: Toolbox name cannot be empty"),
         ("empty_server", "server: Server name cannot be empty"),
         ("empty_name", "name: Tool name cannot be empty"),
@@ -163,11 +216,26 @@ async fn every_seed_003_error_text() {
         assert_eq!(texts[case], expected, "{case}");
     }
     let starts = [
-        ("server_not_found", "Error executing tool: Server 'fixtrue' not found in toolbox 'dev'"),
-        ("tool_not_found", "Error executing tool: Tool 'ecko' not found in server 'fixture'"),
-        ("unknown_key_in_tool", "Invalid tool invocation parameters: "),
-        ("downstream_protocol_error", "Error executing tool 'protocol_error' in server 'fixture' (toolbox 'dev'): "),
-        ("downstream_crash", "Error executing tool 'crash' in server 'second' (toolbox 'dev'): "),
+        (
+            "server_not_found",
+            "Error executing tool: Server 'fixtrue' not found in toolbox 'dev'",
+        ),
+        (
+            "tool_not_found",
+            "Error executing tool: Tool 'ecko' not found in server 'fixture'",
+        ),
+        (
+            "unknown_key_in_tool",
+            "Invalid tool invocation parameters: ",
+        ),
+        (
+            "downstream_protocol_error",
+            "Error executing tool 'protocol_error' in server 'fixture' (toolbox 'dev'): ",
+        ),
+        (
+            "downstream_crash",
+            "Error executing tool 'crash' in server 'second' (toolbox 'dev'): ",
+        ),
     ];
     for (case, prefix) in starts {
         let text = texts[case].as_str().unwrap_or_default();

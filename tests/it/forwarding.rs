@@ -22,7 +22,10 @@ async fn child_results_come_back_unchanged() {
     assert_eq!(shelf.open("dev").await.is_error, Some(false));
     let mut seen = serde_json::Map::new();
     for (tool, arguments) in [
-        ("echo", json!({"message": "hello", "nested": {"n": [1, 2.5, null]}})),
+        (
+            "echo",
+            json!({"message": "hello", "nested": {"n": [1, 2.5, null]}}),
+        ),
         ("image", json!({})),
         ("mixed", json!({})),
         ("structured", json!({})),
@@ -38,7 +41,10 @@ async fn child_results_come_back_unchanged() {
         json!("fixture failure: the tool ran and reported an error")
     );
     assert_eq!(seen["echo"]["_meta"], json!({"fixture": "echo"}));
-    assert_eq!(seen["structured"]["structuredContent"], json!({"answer": 42}));
+    assert_eq!(
+        seen["structured"]["structuredContent"],
+        json!({"answer": 42})
+    );
     insta::assert_json_snapshot!("forwarded_results", seen);
     shelf.close().await;
 }
@@ -48,7 +54,9 @@ async fn large_output_arrives_whole() {
     let shelf = start(&dev()).await;
     shelf.open("dev").await;
     for bytes in [100_000usize, 1_000_000, 8_000_000] {
-        let result = shelf.use_tool("dev", "fixture", "big", json!({"bytes": bytes})).await;
+        let result = shelf
+            .use_tool("dev", "fixture", "big", json!({"bytes": bytes}))
+            .await;
         let text = text(&result);
         assert_eq!(text.len(), bytes);
         assert!(text.bytes().all(|byte| byte == b'x'));
@@ -61,7 +69,10 @@ async fn arguments_default_to_an_empty_object() {
     let shelf = start(&dev()).await;
     shelf.open("dev").await;
     let result = shelf
-        .call("use_tool", json!({"tool": {"toolbox": "dev", "server": "fixture", "name": "echo"}}))
+        .call(
+            "use_tool",
+            json!({"tool": {"toolbox": "dev", "server": "fixture", "name": "echo"}}),
+        )
         .await;
     assert_eq!(text(&result), "{}");
     shelf.close().await;
@@ -111,7 +122,11 @@ async fn tool_lists_are_read_across_pages() {
         json!({ "paged": fixture(&["--page-size", "2"]), "whole": fixture(&[]) }),
     )]))
     .await;
-    let opened = shelf.open("dev").await.structured_content.expect("structured");
+    let opened = shelf
+        .open("dev")
+        .await
+        .structured_content
+        .expect("structured");
     let names = |server: &str| -> Vec<Value> {
         opened["tools"]
             .as_array()
@@ -138,9 +153,16 @@ async fn tool_filters_hide_tools_and_make_them_uncallable() {
         json!({ "filtered": filtered, "star": star }),
     )]))
     .await;
-    let opened = shelf.open("dev").await.structured_content.expect("structured");
+    let opened = shelf
+        .open("dev")
+        .await
+        .structured_content
+        .expect("structured");
     let servers = &opened["servers"];
-    assert_eq!(servers[0], json!({"name": "filtered", "status": "ready", "tools": 2}));
+    assert_eq!(
+        servers[0],
+        json!({"name": "filtered", "status": "ready", "tools": 2})
+    );
     assert_eq!(servers[1]["tools"], json!(11));
     let hidden = shelf.use_tool("dev", "filtered", "fail", json!({})).await;
     assert_eq!(
@@ -207,7 +229,10 @@ async fn wait_for_line(path: &std::path::Path, line: &str) {
         if content.lines().any(|seen| seen == line) {
             return;
         }
-        assert!(tokio::time::Instant::now() < deadline, "the child never saw '{line}'");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the child never saw '{line}'"
+        );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }

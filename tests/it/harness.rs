@@ -73,7 +73,11 @@ pub async fn start_at(dir: tempfile::TempDir, path: &Path, env: &[(&str, &str)])
     }
     let log = std::env::var("TOOLSHELF_TEST_LOG").ok();
     command.env("RUST_LOG", log.as_deref().unwrap_or("warn"));
-    let stderr = if log.is_some() { Stdio::inherit() } else { Stdio::null() };
+    let stderr = if log.is_some() {
+        Stdio::inherit()
+    } else {
+        Stdio::null()
+    };
     let (transport, _) = TokioChildProcess::builder(command)
         .stderr(stderr)
         .spawn()
@@ -104,11 +108,18 @@ impl Shelf {
     }
 
     pub async fn open(&self, toolbox: &str) -> CallToolResult {
-        self.call("open_toolbox", json!({ "toolbox": toolbox })).await
+        self.call("open_toolbox", json!({ "toolbox": toolbox }))
+            .await
     }
 
     /// `use_tool` with the structured identifier.
-    pub async fn use_tool(&self, toolbox: &str, server: &str, name: &str, arguments: Value) -> CallToolResult {
+    pub async fn use_tool(
+        &self,
+        toolbox: &str,
+        server: &str,
+        name: &str,
+        arguments: Value,
+    ) -> CallToolResult {
         self.call(
             "use_tool",
             json!({ "tool": { "toolbox": toolbox, "server": server, "name": name }, "arguments": arguments }),
@@ -143,7 +154,11 @@ pub fn text(result: &CallToolResult) -> String {
 
 /// The text of an `isError` result; fails the test if the result is not an error.
 pub fn error_text(result: &CallToolResult) -> String {
-    assert_eq!(result.is_error, Some(true), "expected an error, got {result:?}");
+    assert_eq!(
+        result.is_error,
+        Some(true),
+        "expected an error, got {result:?}"
+    );
     text(result)
 }
 
@@ -154,7 +169,11 @@ pub fn children_of(pid: u32) -> Vec<u32> {
         return found;
     };
     for entry in entries.flatten() {
-        let Some(child) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+        let Some(child) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
             continue;
         };
         if parent_of(child) == Some(pid) {

@@ -13,7 +13,8 @@ use crate::harness::{DEADLINE, config, error_text, interop_dir, npm_server, star
 
 /// A direct client of an installed npm server, without toolshelf.
 async fn direct(bin: &str, args: &[&str]) -> RunningService<RoleClient, ()> {
-    let mut command = tokio::process::Command::new(interop_dir().join("node_modules/.bin").join(bin));
+    let mut command =
+        tokio::process::Command::new(interop_dir().join("node_modules/.bin").join(bin));
     command.args(args);
     let (transport, _) = TokioChildProcess::builder(command)
         .stderr(std::process::Stdio::null())
@@ -25,7 +26,11 @@ async fn direct(bin: &str, args: &[&str]) -> RunningService<RoleClient, ()> {
         .expect("initialize")
 }
 
-async fn direct_call(client: &RunningService<RoleClient, ()>, name: &str, arguments: Value) -> CallToolResult {
+async fn direct_call(
+    client: &RunningService<RoleClient, ()>,
+    name: &str,
+    arguments: Value,
+) -> CallToolResult {
     let params = CallToolRequestParams::new(name.to_owned())
         .with_arguments(arguments.as_object().cloned().unwrap_or_default());
     tokio::time::timeout(DEADLINE, client.call_tool(params))
@@ -44,7 +49,13 @@ fn outline(opened: &Value) -> Value {
         .as_array()
         .expect("tools")
         .iter()
-        .map(|tool| format!("{}/{}", tool["server"].as_str().unwrap_or(""), tool["name"].as_str().unwrap_or("")))
+        .map(|tool| {
+            format!(
+                "{}/{}",
+                tool["server"].as_str().unwrap_or(""),
+                tool["name"].as_str().unwrap_or("")
+            )
+        })
         .collect();
     json!({ "servers": opened["servers"], "tools": tools })
 }
@@ -77,15 +88,22 @@ async fn server_everything_through_toolshelf_equals_direct() {
         ("get-sum", json!({"a": 2, "b": 40})),
         ("get-tiny-image", json!({})),
         ("get-structured-content", json!({"location": "New York"})),
-        ("get-annotated-message", json!({"messageType": "error", "includeImage": true})),
+        (
+            "get-annotated-message",
+            json!({"messageType": "error", "includeImage": true}),
+        ),
         ("get-resource-links", json!({"count": 2})),
     ] {
-        let ours = shelf.use_tool("demo", "everything", tool, arguments.clone()).await;
+        let ours = shelf
+            .use_tool("demo", "everything", tool, arguments.clone())
+            .await;
         let theirs = direct_call(&client, tool, arguments).await;
         assert_eq!(wire(&ours), wire(&theirs), "{tool}");
     }
     // A child's argument error comes back as the child made it.
-    let ours = shelf.use_tool("demo", "everything", "get-sum", json!({"a": "two"})).await;
+    let ours = shelf
+        .use_tool("demo", "everything", "get-sum", json!({"a": "two"}))
+        .await;
     let theirs = direct_call(&client, "get-sum", json!({"a": "two"})).await;
     assert_eq!(wire(&ours), wire(&theirs));
     drop(client);
@@ -101,7 +119,11 @@ async fn server_filesystem_reads_and_refuses_like_it_does_directly() {
     let mut fs = npm_server("mcp-server-filesystem", &[&root_path]);
     fs["toolFilters"] = json!(["read_text_file", "list_directory"]);
     let shelf = start(&config(&[("files", "Files", json!({ "fs": fs }))])).await;
-    let opened = shelf.open("files").await.structured_content.expect("structured");
+    let opened = shelf
+        .open("files")
+        .await
+        .structured_content
+        .expect("structured");
     insta::assert_json_snapshot!("filesystem_outline", outline(&opened));
 
     let client = direct("mcp-server-filesystem", &[&root_path]).await;
@@ -117,14 +139,27 @@ async fn server_filesystem_reads_and_refuses_like_it_does_directly() {
         let theirs = direct_call(&client, tool, arguments).await;
         assert_eq!(wire(&ours), wire(&theirs), "{tool}");
     }
-    let read = shelf.use_tool("files", "fs", "read_text_file", json!({"path": notes})).await;
+    let read = shelf
+        .use_tool("files", "fs", "read_text_file", json!({"path": notes}))
+        .await;
     assert_eq!(text(&read), "first line\nsecond line\n");
     // Filtered out: not callable.
     let write = shelf
-        .use_tool("files", "fs", "write_file", json!({"path": notes, "content": "x"}))
+        .use_tool(
+            "files",
+            "fs",
+            "write_file",
+            json!({"path": notes, "content": "x"}),
+        )
         .await;
-    assert!(error_text(&write).starts_with("Error executing tool: Tool 'write_file' not found in server 'fs'"));
-    assert_eq!(std::fs::read_to_string(root.path().join("notes.txt")).expect("read"), "first line\nsecond line\n");
+    assert!(
+        error_text(&write)
+            .starts_with("Error executing tool: Tool 'write_file' not found in server 'fs'")
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.path().join("notes.txt")).expect("read"),
+        "first line\nsecond line\n"
+    );
     drop(client);
     shelf.close().await;
 }
@@ -134,7 +169,12 @@ async fn server_memory_keeps_state_across_calls() {
     let memory_file = tempfile::tempdir().expect("temp dir");
     let mut memory = npm_server("mcp-server-memory", &[]);
     memory["env"] = json!({ "MEMORY_FILE_PATH": memory_file.path().join("memory.jsonl") });
-    let shelf = start(&config(&[("memory", "Knowledge graph", json!({ "memory": memory }))])).await;
+    let shelf = start(&config(&[(
+        "memory",
+        "Knowledge graph",
+        json!({ "memory": memory }),
+    )]))
+    .await;
     assert_eq!(shelf.open("memory").await.is_error, Some(false));
     let created = shelf
         .use_tool(
@@ -145,12 +185,17 @@ async fn server_memory_keeps_state_across_calls() {
         )
         .await;
     assert_ne!(created.is_error, Some(true), "{}", text(&created));
-    let graph = shelf.use_tool("memory", "memory", "read_graph", json!({})).await;
+    let graph = shelf
+        .use_tool("memory", "memory", "read_graph", json!({}))
+        .await;
     let graph = match graph.structured_content.clone() {
         Some(structured) => structured,
         None => serde_json::from_str(&text(&graph)).expect("the graph as JSON text"),
     };
     assert_eq!(graph["entities"][0]["name"], json!("toolshelf"));
-    assert_eq!(graph["entities"][0]["observations"], json!(["written in Rust"]));
+    assert_eq!(
+        graph["entities"][0]["observations"],
+        json!(["written in Rust"])
+    );
     shelf.close().await;
 }

@@ -27,18 +27,44 @@ async fn a_toolbox_opens_with_the_servers_that_started() {
     let servers = opened["servers"].as_array().expect("servers");
     let status: Vec<(&str, &str)> = servers
         .iter()
-        .map(|s| (s["name"].as_str().unwrap_or(""), s["status"].as_str().unwrap_or("")))
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap_or(""),
+                s["status"].as_str().unwrap_or(""),
+            )
+        })
         .collect();
     assert_eq!(
         status,
-        [("good", "ready"), ("refuses", "failed"), ("hangs", "failed"), ("missing", "failed")]
+        [
+            ("good", "ready"),
+            ("refuses", "failed"),
+            ("hangs", "failed"),
+            ("missing", "failed")
+        ]
     );
     let error = |index: usize| servers[index]["error"].as_str().unwrap_or("").to_owned();
     assert!(error(1).contains("exited with status 7"), "{}", error(1));
-    assert!(error(1).contains("fixture: refusing to start, as asked"), "{}", error(1));
-    assert!(error(2).starts_with("did not finish starting within 500ms (startupTimeout)"), "{}", error(2));
-    assert!(error(2).contains("fixture: hanging, as asked"), "{}", error(2));
-    assert!(error(3).starts_with("cannot run 'toolshelf-no-such-program-xyz'"), "{}", error(3));
+    assert!(
+        error(1).contains("fixture: refusing to start, as asked"),
+        "{}",
+        error(1)
+    );
+    assert!(
+        error(2).starts_with("did not finish starting within 500ms (startupTimeout)"),
+        "{}",
+        error(2)
+    );
+    assert!(
+        error(2).contains("fixture: hanging, as asked"),
+        "{}",
+        error(2)
+    );
+    assert!(
+        error(3).starts_with("cannot run 'toolshelf-no-such-program-xyz'"),
+        "{}",
+        error(3)
+    );
     // Only the good server is running; the failed ones left nothing behind.
     assert_eq!(shelf.children().len(), 1);
 
@@ -62,24 +88,37 @@ async fn a_toolbox_where_everything_fails_is_an_error_and_stays_closed() {
     let result = shelf.open("dev").await;
     insta::assert_snapshot!("open_all_failed", error_text(&result));
     let call = shelf.use_tool("dev", "one", "echo", json!({})).await;
-    assert_eq!(error_text(&call), "Error executing tool: Toolbox 'dev' is not open");
+    assert_eq!(
+        error_text(&call),
+        "Error executing tool: Toolbox 'dev' is not open"
+    );
     assert!(shelf.children().is_empty());
     shelf.close().await;
 }
 
 #[tokio::test]
 async fn a_crashed_child_fails_its_call_with_the_reason_and_restarts_on_open() {
-    let shelf = start(&config(&[("dev", "Fixture", json!({ "fixture": fixture(&[]) }))])).await;
+    let shelf = start(&config(&[(
+        "dev",
+        "Fixture",
+        json!({ "fixture": fixture(&[]) }),
+    )]))
+    .await;
     shelf.open("dev").await;
     let crash = shelf.use_tool("dev", "fixture", "crash", json!({})).await;
     let message = error_text(&crash);
     assert!(message.contains("exited with status 3"), "{message}");
-    assert!(message.contains("fixture: crashing on purpose"), "{message}");
+    assert!(
+        message.contains("fixture: crashing on purpose"),
+        "{message}"
+    );
     let after = shelf.use_tool("dev", "fixture", "echo", json!({})).await;
     assert!(error_text(&after).contains("Call open_toolbox again to restart it."));
 
     shelf.open("dev").await;
-    let revived = shelf.use_tool("dev", "fixture", "echo", json!({"again": true})).await;
+    let revived = shelf
+        .use_tool("dev", "fixture", "echo", json!({"again": true}))
+        .await;
     assert_eq!(text(&revived), r#"{"again":true}"#);
     shelf.close().await;
 }
@@ -96,7 +135,11 @@ async fn started_children(config: &Value) -> (crate::harness::Shelf, Vec<u32>) {
 
 fn two_toolboxes() -> Value {
     config(&[
-        ("a", "A", json!({ "one": fixture(&[]), "two": fixture(&[]) })),
+        (
+            "a",
+            "A",
+            json!({ "one": fixture(&[]), "two": fixture(&[]) }),
+        ),
         (
             "b",
             "B",
@@ -111,7 +154,11 @@ async fn closing_stdin_stops_every_child_and_exits() {
     let toolshelf = shelf.pid;
     shelf.close().await;
     assert_eq!(wait_all_gone(&[toolshelf]).await, Vec::<u32>::new());
-    assert_eq!(wait_all_gone(&children).await, Vec::<u32>::new(), "children outlived toolshelf");
+    assert_eq!(
+        wait_all_gone(&children).await,
+        Vec::<u32>::new(),
+        "children outlived toolshelf"
+    );
 }
 
 #[tokio::test]
@@ -134,8 +181,12 @@ async fn sigterm_stops_every_child_and_exits_zero() {
     use rmcp::ServiceExt;
     let client = ().serve((stdout, stdin)).await.expect("initialize");
     for toolbox in ["a", "b"] {
-        let params = rmcp::model::CallToolRequestParams::new("open_toolbox")
-            .with_arguments(json!({"toolbox": toolbox}).as_object().cloned().unwrap_or_default());
+        let params = rmcp::model::CallToolRequestParams::new("open_toolbox").with_arguments(
+            json!({"toolbox": toolbox})
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+        );
         let result = client.call_tool(params).await.expect("open");
         assert_eq!(result.is_error, Some(false));
     }
@@ -151,7 +202,11 @@ async fn sigterm_stops_every_child_and_exits_zero() {
         .expect("exits in time")
         .expect("exit status");
     assert_eq!(exit.code(), Some(0));
-    assert_eq!(wait_all_gone(&children).await, Vec::<u32>::new(), "children outlived toolshelf");
+    assert_eq!(
+        wait_all_gone(&children).await,
+        Vec::<u32>::new(),
+        "children outlived toolshelf"
+    );
     drop(client);
     drop(dir);
 }
