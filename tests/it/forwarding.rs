@@ -5,7 +5,7 @@ use std::time::Duration;
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
-use crate::harness::{config, error_text, fixture, start, text};
+use crate::harness::{config, error_text, fixture, start, start_dev, text};
 
 fn dev() -> Value {
     config(&[("dev", "Fixture", json!({ "fixture": fixture(&[]) }))])
@@ -80,12 +80,7 @@ async fn arguments_default_to_an_empty_object() {
 
 #[tokio::test]
 async fn a_slow_call_does_not_hold_up_others() {
-    let shelf = start(&config(&[(
-        "dev",
-        "Fixture",
-        json!({ "a": fixture(&[]), "b": fixture(&[]) }),
-    )]))
-    .await;
+    let shelf = start_dev(json!({ "a": fixture(&[]), "b": fixture(&[]) })).await;
     shelf.open("dev").await;
     race_quick_calls_against_slow_ones(&shelf).await;
     shelf.close().await;
@@ -116,12 +111,8 @@ async fn race_quick_calls_against_slow_ones(shelf: &crate::harness::Shelf) {
 
 #[tokio::test]
 async fn tool_lists_are_read_across_pages() {
-    let shelf = start(&config(&[(
-        "dev",
-        "Fixture",
-        json!({ "paged": fixture(&["--page-size", "2"]), "whole": fixture(&[]) }),
-    )]))
-    .await;
+    let shelf =
+        start_dev(json!({ "paged": fixture(&["--page-size", "2"]), "whole": fixture(&[]) })).await;
     let opened = shelf
         .open("dev")
         .await
@@ -147,12 +138,7 @@ async fn tool_filters_hide_tools_and_make_them_uncallable() {
     filtered["toolFilters"] = json!(["echo", "sleep"]);
     let mut star = fixture(&[]);
     star["toolFilters"] = json!("*");
-    let shelf = start(&config(&[(
-        "dev",
-        "Fixture",
-        json!({ "filtered": filtered, "star": star }),
-    )]))
-    .await;
+    let shelf = start_dev(json!({ "filtered": filtered, "star": star })).await;
     let opened = shelf
         .open("dev")
         .await
@@ -174,12 +160,9 @@ async fn tool_filters_hide_tools_and_make_them_uncallable() {
 
 #[tokio::test]
 async fn concurrent_opens_share_one_start() {
-    let shelf = start(&config(&[(
-        "dev",
-        "Fixture",
-        json!({ "slow": fixture(&["--init-delay-ms", "300"]), "fast": fixture(&[]) }),
-    )]))
-    .await;
+    let shelf =
+        start_dev(json!({ "slow": fixture(&["--init-delay-ms", "300"]), "fast": fixture(&[]) }))
+            .await;
     let opens = (0..8).map(|_| shelf.open("dev"));
     let results = futures::future::join_all(opens).await;
     let first = results[0].structured_content.clone();
@@ -195,12 +178,7 @@ async fn concurrent_opens_share_one_start() {
 async fn agent_cancellation_reaches_the_child() {
     let events = tempfile::NamedTempFile::new().expect("events file");
     let events_path = events.path().to_str().expect("utf-8 path").to_owned();
-    let shelf = start(&config(&[(
-        "dev",
-        "Fixture",
-        json!({ "fixture": fixture(&["--events", &events_path]) }),
-    )]))
-    .await;
+    let shelf = start_dev(json!({ "fixture": fixture(&["--events", &events_path]) })).await;
     shelf.open("dev").await;
     let arguments = json!({"tool": {"toolbox": "dev", "server": "fixture", "name": "sleep"}, "arguments": {"ms": 60_000}});
     let params = rmcp::model::CallToolRequestParams::new("use_tool")

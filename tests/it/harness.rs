@@ -65,6 +65,11 @@ pub async fn start(config: &Value) -> Shelf {
     start_at(dir, &path, &[]).await
 }
 
+/// Starts toolshelf with one toolbox, `dev`, of `servers`.
+pub async fn start_dev(servers: Value) -> Shelf {
+    start(&config(&[("dev", "Development", servers)])).await
+}
+
 pub async fn start_at(dir: tempfile::TempDir, path: &Path, env: &[(&str, &str)]) -> Shelf {
     let mut command = tokio::process::Command::new(toolshelf_bin());
     command.arg("serve").arg("--config").arg(path);
