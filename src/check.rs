@@ -26,7 +26,7 @@ pub async fn check(config: &Config, out: &mut dyn Write) -> std::io::Result<bool
             let (status, tools, startup) = match slot.state() {
                 ServerState::Ready(child) => (
                     "ready",
-                    child.tools.len().to_string(),
+                    slot.catalog.tools().len().to_string(),
                     millis(child.startup),
                 ),
                 ServerState::Failed(reason) => {
@@ -36,7 +36,7 @@ pub async fn check(config: &Config, out: &mut dyn Write) -> std::io::Result<bool
                     ));
                     ("failed", "-".into(), "-".into())
                 }
-                ServerState::NotStarted => ("failed", "-".into(), "-".into()),
+                ServerState::NotStarted | ServerState::Idle => ("failed", "-".into(), "-".into()),
             };
             rows.push([
                 toolbox.spec.name.clone(),

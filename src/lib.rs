@@ -9,8 +9,9 @@
 //! - `toolboxes` — configured toolboxes and each server's state; opening starts children.
 //! - `children` — the only module that starts processes: spawn, MCP client session, stop.
 //! - [`config`] — file → validated `Config`; `schema_check` — schemars + jsonschema checking.
-//! - `suggest` — "did you mean" by edit distance.
+//! - `catalog` — each server's current tools; `suggest` — "did you mean" by edit distance.
 
+mod catalog;
 pub mod check;
 mod children;
 pub mod cli;

@@ -15,6 +15,7 @@ use rmcp::{
 use serde_json::Value;
 
 use crate::{
+    children::ProgressTarget,
     config::Config,
     meta_tools::{MetaTools, OPEN_TOOLBOX, USE_TOOL},
     toolboxes::Toolboxes,
@@ -94,9 +95,16 @@ impl ServerHandler for Toolshelf {
         let result = match request.name.as_ref() {
             OPEN_TOOLBOX => inner.meta.open_toolbox(&inner.toolboxes, input).await,
             USE_TOOL => {
+                let progress = context
+                    .meta
+                    .get_progress_token()
+                    .map(|token| ProgressTarget {
+                        peer: context.peer.clone(),
+                        token,
+                    });
                 inner
                     .meta
-                    .use_tool(&inner.toolboxes, input, &context.ct)
+                    .use_tool(&inner.toolboxes, input, &context.ct, progress)
                     .await
             }
             other => {

@@ -1,8 +1,11 @@
-//! One started child: its process, its MCP client session and the tools it listed. Starting,
+//! One started child: its process, its MCP client session, the calls in flight. Starting,
 //! calling and stopping a child all happen here.
 
 use std::{
-    sync::Arc,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicBool, AtomicUsize, Ordering},
+    },
     time::{Duration, Instant},
 };
 
@@ -10,18 +13,21 @@ use rmcp::{
     RoleClient, ServiceExt,
     model::{
         CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
-        ClientRequest, JsonObject, ServerResult, Tool,
+        ClientRequest, JsonObject, ServerResult,
     },
     service::{PeerRequestOptions, RunningService, ServiceError},
+    transport::async_rw::AsyncRwTransport,
 };
 use tokio_util::sync::CancellationToken;
 
 use super::{
     client::ChildClient,
+    frames::{CHILD_MESSAGE_LIMIT, FrameGuard},
     process::{Process, SpawnError},
+    progress::{ProgressRoutes, ProgressTarget},
     registry::ProcessRegistry,
 };
-use crate::config::ServerSpec;
+use crate::{catalog::ServerCatalog, config::ServerSpec};
 
 /// How long to wait for a dead child's exit status and last stderr lines before reporting.
 const DEATH_REPORT_WAIT: Duration = Duration::from_millis(500);
@@ -29,13 +35,15 @@ const DEATH_REPORT_WAIT: Duration = Duration::from_millis(500);
 /// A child that answered `initialize` and `tools/list`.
 pub(crate) struct Child {
     pub spec: Arc<ServerSpec>,
-    /// The tools the agent may see and call, after `toolFilters`, in the child's order.
-    pub tools: Vec<Tool>,
     /// Time from spawn to the end of `tools/list`.
     pub startup: Duration,
     peer: rmcp::Peer<RoleClient>,
     session: tokio::sync::Mutex<Option<RunningService<RoleClient, ChildClient>>>,
     process: Process,
+    progress: ProgressRoutes,
+    oversized: Arc<AtomicBool>,
+    in_flight: AtomicUsize,
+    last_used: Mutex<Instant>,
 }
 
 /// Why a child could not be started. The text is shown to the agent.
@@ -58,32 +66,65 @@ pub(crate) enum StartError {
 pub(crate) enum CallError {
     #[error("{message} (JSON-RPC error {code})")]
     Protocol { code: i32, message: String },
-    #[error("no response within {limit:?} (callTimeout); the call was cancelled at the server")]
-    Timeout { limit: Duration },
+    #[error(
+        "no response within {limit:?} (callTimeout) after {elapsed:.1?} in all; the call was cancelled at the server"
+    )]
+    Timeout { limit: Duration, elapsed: Duration },
     #[error("the server stopped before answering: {end}")]
     Died { end: String },
+    #[error(
+        "the server sent a message larger than {} MiB, the most toolshelf reads from a server; the server was stopped",
+        CHILD_MESSAGE_LIMIT / (1024 * 1024)
+    )]
+    TooLarge,
     #[error("the call was cancelled by the client")]
     Cancelled,
     #[error("{0}")]
     Other(String),
 }
 
+/// Marks one call in flight; dropping it marks the child used just now.
+pub(crate) struct CallGuard<'a> {
+    child: &'a Child,
+}
+
+impl Drop for CallGuard<'_> {
+    fn drop(&mut self) {
+        self.child.touch();
+        self.child.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 impl Child {
-    /// Spawns the server, initializes it and lists its tools, all within its startup timeout.
-    /// On any failure the process is stopped before this returns.
+    /// Spawns the server, initializes it and lists its tools into `catalog`, all within its
+    /// startup timeout. On any failure the process is stopped before this returns.
     pub(crate) async fn start(
         registry: &Arc<ProcessRegistry>,
         toolbox: &str,
         spec: Arc<ServerSpec>,
+        catalog: Arc<ServerCatalog>,
     ) -> Result<Child, StartError> {
         let span = tracing::info_span!("child", toolbox = %toolbox, server = %spec.name);
         let began = Instant::now();
         let (process, pipes) = Process::spawn(registry, &spec, span.clone())?;
         tracing::debug!(parent: &span, pid = ?process.pid, "child spawned");
 
+        let oversized = Arc::new(AtomicBool::new(false));
+        let progress = ProgressRoutes::default();
+        let client = ChildClient {
+            catalog: catalog.clone(),
+            progress: progress.clone(),
+            span: span.clone(),
+        };
+        // The guard enforces the size limit (and says so); rmcp's own limit is lifted.
+        let transport = AsyncRwTransport::new(
+            FrameGuard::new(pipes.stdout, oversized.clone()),
+            pipes.stdin,
+        )
+        .with_max_line_length(usize::MAX);
         let handshake = async {
-            let session = ChildClient
-                .serve((pipes.stdout, pipes.stdin))
+            let session = client
+                .serve(transport)
                 .await
                 .map_err(|error| ("initialize", error.to_string()))?;
             let tools = session
@@ -119,23 +160,19 @@ impl Child {
             }
         };
         let startup = began.elapsed();
-        let tools: Vec<Tool> = tools
-            .into_iter()
-            .filter(|tool| spec.tool_filter.keeps(&tool.name))
-            .collect();
-        tracing::info!(parent: &span, tools = tools.len(), startup_ms = startup.as_millis() as u64, "child ready");
+        catalog.replace(tools);
+        tracing::info!(parent: &span, tools = catalog.tools().len(), startup_ms = startup.as_millis() as u64, "child ready");
         Ok(Child {
             peer: session.peer().clone(),
             session: tokio::sync::Mutex::new(Some(session)),
             spec,
-            tools,
             startup,
             process,
+            progress,
+            oversized,
+            in_flight: AtomicUsize::new(0),
+            last_used: Mutex::new(Instant::now()),
         })
-    }
-
-    pub(crate) fn tool(&self, name: &str) -> Option<&Tool> {
-        self.tools.iter().find(|tool| tool.name == name)
     }
 
     /// True once the child's process has ended or its connection is closed.
@@ -148,16 +185,45 @@ impl Child {
         self.process.describe_end()
     }
 
+    /// Counts a call in flight until the guard drops.
+    pub(crate) fn begin_call(&self) -> CallGuard<'_> {
+        self.in_flight.fetch_add(1, Ordering::SeqCst);
+        self.touch();
+        CallGuard { child: self }
+    }
+
+    pub(crate) fn in_flight(&self) -> usize {
+        self.in_flight.load(Ordering::SeqCst)
+    }
+
+    fn touch(&self) {
+        *self
+            .last_used
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner()) = Instant::now();
+    }
+
+    /// How long since a call last started or ended.
+    pub(crate) fn idle_for(&self) -> Duration {
+        self.last_used
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .elapsed()
+    }
+
     /// Forwards `tools/call` and returns the child's result as it came. `cancel` is the agent's
-    /// cancellation of its own request: the child is told at once.
+    /// cancellation of its own request: the child is told at once. Progress the child sends for
+    /// this call goes to `progress`, if the agent asked for it.
     pub(crate) async fn call(
         &self,
         name: &str,
-        arguments: Option<JsonObject>,
+        arguments: JsonObject,
         cancel: &CancellationToken,
+        progress: Option<ProgressTarget>,
     ) -> Result<CallToolResult, CallError> {
+        let began = Instant::now();
         let mut params = CallToolRequestParams::new(name.to_owned());
-        params.arguments = arguments;
+        params.arguments = Some(arguments);
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let options =
             PeerRequestOptions::with_timeout(self.spec.call_timeout).reset_timeout_on_progress();
@@ -165,31 +231,43 @@ impl Child {
             .peer
             .send_request_with_option(request, options)
             .await
-            .map_err(|error| self.call_error(error))?;
+            .map_err(|error| self.call_error(error, began))?;
         let id = handle.id.clone();
-        tokio::select! {
+        let token = handle.progress_token.clone();
+        if let Some(target) = progress {
+            self.progress.open(token.clone(), target);
+        }
+        let outcome = tokio::select! {
             response = handle.await_response() => match response {
                 Ok(ServerResult::CallToolResult(result)) => Ok(result),
                 Ok(_) => Err(CallError::Other(
                     "the server answered tools/call with a result that is not a tool result".into(),
                 )),
-                Err(error) => Err(self.call_error(error)),
+                Err(error) => Err(self.call_error(error, began)),
             },
             () = cancel.cancelled() => {
                 let notice = CancelledNotificationParam::new(Some(id), Some("cancelled by the client".into()));
                 let _ = self.peer.notify_cancelled(notice).await;
                 Err(CallError::Cancelled)
             }
+        };
+        self.progress.close(&token).await;
+        match outcome {
+            Err(CallError::Died { .. }) => Err(self.explain_death().await),
+            other => other,
         }
     }
 
-    fn call_error(&self, error: ServiceError) -> CallError {
+    fn call_error(&self, error: ServiceError, began: Instant) -> CallError {
         match error {
             ServiceError::McpError(error) => CallError::Protocol {
                 code: error.code.0,
                 message: error.message.into_owned(),
             },
-            ServiceError::Timeout { timeout } => CallError::Timeout { limit: timeout },
+            ServiceError::Timeout { timeout } => CallError::Timeout {
+                limit: timeout,
+                elapsed: began.elapsed(),
+            },
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
                 CallError::Died { end: String::new() }
             }
@@ -198,16 +276,14 @@ impl Child {
         }
     }
 
-    /// Fills in how the process ended, once it has (bounded wait).
-    pub(crate) async fn explain(&self, error: CallError) -> CallError {
-        match error {
-            CallError::Died { .. } => {
-                self.process.wait_ended(DEATH_REPORT_WAIT).await;
-                CallError::Died {
-                    end: self.process.describe_end(),
-                }
-            }
-            other => other,
+    /// Why the connection ended: a message over the limit, or the process's exit (bounded wait).
+    async fn explain_death(&self) -> CallError {
+        if self.oversized.load(Ordering::Acquire) {
+            return CallError::TooLarge;
+        }
+        self.process.wait_ended(DEATH_REPORT_WAIT).await;
+        CallError::Died {
+            end: self.process.describe_end(),
         }
     }
 

@@ -1,25 +1,33 @@
 //! toolshelf's MCP client role toward one child: who it says it is, and what it does with the
-//! notifications a child sends on its own.
-
+//! notifications a child sends on its own (progress, a changed tool list, log messages).
 #![allow(
     deprecated,
     reason = "SEP-2577 deprecates logging, but children still send it"
 )]
 
+use std::sync::Arc;
+
 use rmcp::{
     ClientHandler, RoleClient,
-    model::{ClientCapabilities, ClientConfig, Implementation, LoggingMessageNotificationParam},
+    model::{
+        ClientCapabilities, ClientConfig, Implementation, LoggingMessageNotificationParam,
+        ProgressNotificationParam,
+    },
     service::NotificationContext,
 };
+use tracing::Instrument;
+
+use super::progress::ProgressRoutes;
+use crate::catalog::ServerCatalog;
 
 /// The client handler of one child connection.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct ChildClient;
+#[derive(Clone)]
+pub(crate) struct ChildClient {
+    pub catalog: Arc<ServerCatalog>,
+    pub progress: ProgressRoutes,
+    pub span: tracing::Span,
+}
 
-#[allow(
-    deprecated,
-    reason = "SEP-2577 deprecates logging, but children still send it"
-)]
 impl ClientHandler for ChildClient {
     fn get_info(&self) -> ClientConfig {
         ClientConfig::new(
@@ -28,11 +36,33 @@ impl ClientHandler for ChildClient {
         )
     }
 
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.forward(params).await;
+    }
+
+    async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
+        let relist = async {
+            match context.peer.list_all_tools().await {
+                Ok(tools) => {
+                    tracing::info!(tools = tools.len(), "tool list changed; catalog refreshed");
+                    self.catalog.replace(tools);
+                }
+                Err(error) => tracing::warn!(%error, "tool list changed, but re-listing failed"),
+            }
+        };
+        relist.instrument(self.span.clone()).await;
+    }
+
     async fn on_logging_message(
         &self,
         params: LoggingMessageNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
+        let _entered = self.span.enter();
         let logger = params.logger.as_deref().unwrap_or("");
         tracing::info!(level = ?params.level, logger, data = %params.data, "child log message");
     }

@@ -1,11 +1,16 @@
 //! Child MCP servers: the only module that starts processes. `registry` knows every live
-//! process, `process` runs and stops one, `child` is the MCP client session over it, `client`
-//! is toolshelf's client role.
+//! process, `process` runs and stops one (`environment` decides what it inherits), `child` is the
+//! MCP client session over it (`frames` bounds its messages, `progress` routes its progress to
+//! the agent), `client` is toolshelf's client role.
 
 mod child;
 mod client;
+mod environment;
+mod frames;
 mod process;
+mod progress;
 mod registry;
 
 pub(crate) use child::Child;
+pub(crate) use progress::ProgressTarget;
 pub(crate) use registry::ProcessRegistry;

@@ -20,7 +20,10 @@ use tokio::{
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use super::registry::{ProcessRegistry, Registration};
+use super::{
+    environment,
+    registry::{ProcessRegistry, Registration},
+};
 use crate::config::ServerSpec;
 
 /// How long a child gets to exit after its stdin closes, and again after SIGTERM.
@@ -117,6 +120,8 @@ impl Process {
         let mut command = tokio::process::Command::new(&spec.command);
         command
             .args(&spec.args)
+            .env_clear()
+            .envs(environment::inherited(spec, std::env::vars_os()))
             .envs(spec.env.iter().map(|(key, value)| (key, value)))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -124,6 +129,7 @@ impl Process {
         if let Some(cwd) = &spec.cwd {
             command.current_dir(cwd);
         }
+        die_with_parent(&mut command);
         let mut wrapped = CommandWrap::from(command);
         wrapped.wrap(ProcessGroup::leader()).wrap(KillOnDrop);
 
@@ -215,6 +221,31 @@ impl Process {
         text
     }
 }
+
+/// Asks Linux to SIGKILL the child when toolshelf dies, even by SIGKILL, so that no child outlives
+/// it. The process group handles every orderly stop; this covers the one toolshelf cannot see.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn die_with_parent(command: &mut tokio::process::Command) {
+    let parent = std::process::id();
+    // SAFETY: the closure runs in the forked child before exec and calls only async-signal-safe
+    // functions (prctl, getppid, _exit), touching no memory shared with the parent.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The parent may have died between fork and prctl: then nobody will send the signal.
+            if libc::getppid() as u32 != parent {
+                libc::_exit(1);
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn die_with_parent(_command: &mut tokio::process::Command) {}
 
 /// Waits for the child to exit, or for `stop`: then gives it `STOP_GRACE`, sends SIGTERM to its
 /// group, gives it `STOP_GRACE` again, and kills the group.

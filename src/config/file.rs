@@ -21,9 +21,30 @@ pub(crate) struct ConfigFile {
     /// Optional link to this schema, for editors.
     #[serde(rename = "$schema", default)]
     pub schema: Option<String>,
+    /// Timeouts for every server that does not set its own.
+    #[serde(default)]
+    pub defaults: Option<DefaultsFile>,
     /// Toolboxes by name. A name matches `^[A-Za-z0-9_-]{1,64}$`.
     #[schemars(extend("propertyNames" = { "pattern": NAME_PATTERN }))]
     pub toolboxes: IndexMap<String, ToolboxFile>,
+}
+
+/// Timeouts that apply to every server unless it sets its own.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub(crate) struct DefaultsFile {
+    /// Seconds a child may take to start (default 30).
+    #[serde(default)]
+    #[schemars(range(min = 0.001))]
+    pub startup_timeout: Option<f64>,
+    /// Seconds one tool call may take; progress from the child restarts the timer (default 60).
+    #[serde(default)]
+    #[schemars(range(min = 0.001))]
+    pub call_timeout: Option<f64>,
+    /// Seconds without a call after which a child is stopped; 0 = never (default 600).
+    #[serde(default)]
+    #[schemars(range(min = 0))]
+    pub idle_timeout: Option<f64>,
 }
 
 /// One toolbox: a description for the agent and the child servers it starts when opened.
@@ -66,10 +87,22 @@ pub(crate) struct ServerFile {
     #[serde(default)]
     #[schemars(range(min = 0.001))]
     pub startup_timeout: Option<f64>,
-    /// Seconds one tool call may take (default 60).
+    /// Seconds one tool call may take; progress from the child restarts the timer (default 60).
     #[serde(default)]
     #[schemars(range(min = 0.001))]
     pub call_timeout: Option<f64>,
+    /// Seconds without a call after which the child is stopped (it starts again on the next
+    /// call); 0 = never (default 600).
+    #[serde(default)]
+    #[schemars(range(min = 0))]
+    pub idle_timeout: Option<f64>,
+    /// Extra variables of toolshelf's environment to pass to the child, by name or `PREFIX*`
+    /// pattern (e.g. `["AWS_*", "GITHUB_TOKEN"]`). Only a safe allow-list passes by default.
+    #[serde(default)]
+    pub env_passthrough: Vec<String>,
+    /// Pass toolshelf's whole environment to the child (default false).
+    #[serde(default)]
+    pub inherit_env: bool,
 }
 
 /// Which tools of a server the agent sees.

@@ -27,6 +27,8 @@ pub const DEFAULT_CONFIG_FILE: &str = "toolboxes.json";
 pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long one tool call may take, unless configured.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a child may sit without a call before it is stopped, unless configured.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// A validated config: toolboxes in file order.
 #[derive(Debug)]
@@ -59,6 +61,12 @@ pub struct ServerSpec {
     pub tool_filter: ToolFilter,
     pub startup_timeout: Duration,
     pub call_timeout: Duration,
+    /// `None`: never stopped for idleness.
+    pub idle_timeout: Option<Duration>,
+    /// Names and `PREFIX*` patterns of toolshelf's variables the child also gets.
+    pub env_passthrough: Vec<String>,
+    /// The child gets toolshelf's whole environment.
+    pub inherit_env: bool,
 }
 
 impl fmt::Debug for ServerSpec {
@@ -73,6 +81,9 @@ impl fmt::Debug for ServerSpec {
             .field("tool_filter", &self.tool_filter)
             .field("startup_timeout", &self.startup_timeout)
             .field("call_timeout", &self.call_timeout)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("env_passthrough", &self.env_passthrough)
+            .field("inherit_env", &self.inherit_env)
             .finish()
     }
 }

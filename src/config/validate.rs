@@ -14,9 +14,10 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{
-    Config, DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, ServerSpec, ToolFilter, ToolboxSpec,
+    Config, DEFAULT_CALL_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, ServerSpec,
+    ToolFilter, ToolboxSpec,
     expand::expand,
-    file::{ConfigFile, ServerFile, ToolFiltersFile},
+    file::{ConfigFile, DefaultsFile, ServerFile, ToolFiltersFile},
 };
 use crate::schema_check::{SchemaCheck, Violation, ViolationKind};
 
@@ -70,6 +71,12 @@ fn build(
     problems: &mut Vec<Violation>,
 ) -> Config {
     let mut toolboxes = IndexMap::new();
+    let defaults = match value.get("defaults") {
+        Some(defaults) if shape_ok(problems, "defaults") => {
+            DefaultsFile::deserialize(defaults).unwrap_or_default()
+        }
+        _ => DefaultsFile::default(),
+    };
     let Some(boxes) = value.get("toolboxes").and_then(Value::as_object) else {
         return Config { toolboxes };
     };
@@ -100,6 +107,7 @@ fn build(
                 Ok(file) => specs.push(Arc::new(build_server(
                     server_name.clone(),
                     file,
+                    &defaults,
                     &server_path,
                     base_dir,
                     lookup,
@@ -126,6 +134,7 @@ fn build(
 fn build_server(
     name: String,
     server: ServerFile,
+    defaults: &DefaultsFile,
     path: &str,
     base_dir: &Path,
     lookup: &dyn Fn(&str) -> Option<String>,
@@ -180,22 +189,47 @@ fn build_server(
             ToolFilter::Only(names)
         }
     };
-    let mut seconds = |value: Option<f64>, key: &str, default: Duration| match value {
-        None => default,
-        Some(value) => Duration::try_from_secs_f64(value).unwrap_or_else(|_| {
-            problems.push(problem(
-                format!("{path}.{key}"),
-                "is not a usable number of seconds; use a positive number such as 30".into(),
-            ));
-            default
-        }),
+    for (index, pattern) in server.env_passthrough.iter().enumerate() {
+        if let Err(message) = check_env_pattern(pattern) {
+            problems.push(problem(format!("{path}.envPassthrough[{index}]"), message));
+        }
+    }
+    // The server's own value wins over `defaults`, which wins over the built-in default.
+    let mut seconds = |own: Option<f64>, shared: Option<f64>, key: &str, default: Duration| {
+        let at = if own.is_some() {
+            format!("{path}.{key}")
+        } else {
+            format!("defaults.{key}")
+        };
+        match own.or(shared) {
+            None => default,
+            Some(value) => Duration::try_from_secs_f64(value).unwrap_or_else(|_| {
+                problems.push(problem(
+                    at,
+                    "is not a usable number of seconds; use a positive number such as 30".into(),
+                ));
+                default
+            }),
+        }
     };
     let startup_timeout = seconds(
         server.startup_timeout,
+        defaults.startup_timeout,
         "startupTimeout",
         DEFAULT_STARTUP_TIMEOUT,
     );
-    let call_timeout = seconds(server.call_timeout, "callTimeout", DEFAULT_CALL_TIMEOUT);
+    let call_timeout = seconds(
+        server.call_timeout,
+        defaults.call_timeout,
+        "callTimeout",
+        DEFAULT_CALL_TIMEOUT,
+    );
+    let idle_timeout = seconds(
+        server.idle_timeout,
+        defaults.idle_timeout,
+        "idleTimeout",
+        DEFAULT_IDLE_TIMEOUT,
+    );
     ServerSpec {
         name,
         command,
@@ -205,5 +239,23 @@ fn build_server(
         tool_filter,
         startup_timeout,
         call_timeout,
+        idle_timeout: (!idle_timeout.is_zero()).then_some(idle_timeout),
+        env_passthrough: server.env_passthrough,
+        inherit_env: server.inherit_env,
+    }
+}
+
+/// `NAME` or `PREFIX*`, with letters, digits and `_`.
+fn check_env_pattern(pattern: &str) -> Result<(), String> {
+    let stem = pattern.strip_suffix('*').unwrap_or(pattern);
+    if stem.is_empty() {
+        return Err("matches every variable; write \"inheritEnv\": true instead".into());
+    }
+    if stem.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        Ok(())
+    } else {
+        Err(format!(
+            "'{pattern}' is not a variable name or PREFIX* pattern (letters, digits and '_', with an optional trailing '*')"
+        ))
     }
 }

@@ -1,6 +1,7 @@
 //! The two tools the agent sees, their schemas and descriptions, and the `instructions` of the
 //! `initialize` result. Everything here is built once, at start-up, from the config.
 
+mod message_size;
 mod open_toolbox;
 mod use_tool;
 
@@ -11,6 +12,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::{
+    children::ProgressTarget,
     config::{Config, ToolFilter},
     error::ToolError,
     schema_check::SchemaCheck,
@@ -93,8 +95,9 @@ impl MetaTools {
         toolboxes: &Toolboxes,
         input: Value,
         cancel: &CancellationToken,
+        progress: Option<ProgressTarget>,
     ) -> CallToolResult {
-        use_tool::use_tool(&self.use_check, toolboxes, input, cancel)
+        use_tool::use_tool(&self.use_check, toolboxes, input, cancel, progress)
             .await
             .unwrap_or_else(ToolError::into_result)
     }

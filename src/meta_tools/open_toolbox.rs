@@ -77,40 +77,41 @@ pub(crate) async fn open_toolbox(
 /// The metadata of an opened toolbox, or the error when none of its servers is ready.
 pub(crate) fn describe(toolbox: &Toolbox) -> Result<CallToolResult, ToolError> {
     let states: Vec<ServerState> = toolbox.servers.iter().map(|slot| slot.state()).collect();
-    if !states
-        .iter()
-        .any(|state| matches!(state, ServerState::Ready(_)))
-    {
+    let failure = |state: &ServerState| match state {
+        ServerState::Ready(_) => None,
+        ServerState::Failed(reason) => Some(reason.to_string()),
+        ServerState::NotStarted | ServerState::Idle => Some("not started".to_owned()),
+    };
+    if states.iter().all(|state| failure(state).is_some()) {
         let failures = toolbox
             .servers
             .iter()
             .zip(&states)
-            .map(|(slot, state)| {
-                let reason = match state {
-                    ServerState::Failed(reason) => reason.to_string(),
-                    _ => "not started".to_owned(),
-                };
-                (slot.spec.name.clone(), reason)
-            })
+            .map(|(slot, state)| (slot.spec.name.clone(), failure(state).unwrap_or_default()))
             .collect();
         return Err(ToolError::OpenFailed {
             toolbox: toolbox.spec.name.clone(),
             failures,
         });
     }
+    let catalogs: Vec<_> = toolbox
+        .servers
+        .iter()
+        .map(|slot| slot.catalog.tools())
+        .collect();
     let mut servers = Vec::with_capacity(states.len());
     let mut tools = Vec::new();
-    for (slot, state) in toolbox.servers.iter().zip(&states) {
+    for ((slot, state), catalog) in toolbox.servers.iter().zip(&states).zip(&catalogs) {
         let name = slot.spec.name.as_str();
-        match state {
-            ServerState::Ready(child) => {
+        match failure(state) {
+            None => {
                 servers.push(ServerSummary {
                     name,
                     status: "ready",
-                    tools: child.tools.len(),
+                    tools: catalog.len(),
                     error: None,
                 });
-                tools.extend(child.tools.iter().map(|tool| ToolSummary {
+                tools.extend(catalog.iter().map(|tool| ToolSummary {
                     server: name,
                     name: &tool.name,
                     title: tool.title.as_deref(),
@@ -120,17 +121,11 @@ pub(crate) fn describe(toolbox: &Toolbox) -> Result<CallToolResult, ToolError> {
                     annotations: tool.annotations.as_ref(),
                 }));
             }
-            ServerState::Failed(reason) => servers.push(ServerSummary {
+            Some(error) => servers.push(ServerSummary {
                 name,
                 status: "failed",
                 tools: 0,
-                error: Some(reason.to_string()),
-            }),
-            ServerState::NotStarted => servers.push(ServerSummary {
-                name,
-                status: "failed",
-                tools: 0,
-                error: Some("not started".into()),
+                error: Some(error),
             }),
         }
     }

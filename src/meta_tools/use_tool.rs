@@ -8,10 +8,12 @@ use serde::Deserialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::message_size;
 use crate::{
+    children::ProgressTarget,
     error::{Context, ToolError},
     schema_check::SchemaCheck,
-    toolboxes::{ServerState, Toolboxes},
+    toolboxes::Toolboxes,
 };
 
 /// Input of `use_tool`.
@@ -40,11 +42,15 @@ pub(crate) struct ToolId {
     pub name: String,
 }
 
+/// How many times a call retries when the child it took was retired (idle) under it.
+const RETRIES: usize = 3;
+
 pub(crate) async fn use_tool(
     check: &SchemaCheck<UseToolArgs>,
     toolboxes: &Toolboxes,
     input: Value,
     cancel: &CancellationToken,
+    progress: Option<ProgressTarget>,
 ) -> Result<CallToolResult, ToolError> {
     let UseToolArgs { tool, arguments } = check.check(input).map_err(ToolError::InvalidUseTool)?;
     let ToolId {
@@ -75,39 +81,36 @@ pub(crate) async fn use_tool(
         name: name.clone(),
         error,
     };
-    let child = match slot.state() {
-        ServerState::Ready(child) => child,
-        ServerState::Failed(reason) => {
-            return Err(downstream(format!(
-                "the server failed to start: {reason}\nCall open_toolbox again to retry."
-            )));
+    for _ in 0..RETRIES {
+        // A server that is not running (never started, crashed, idle) starts here.
+        let child = slot
+            .ensure(toolboxes.processes())
+            .await
+            .map_err(|reason| downstream(format!("the server is not available: {reason}")))?;
+        if !slot.catalog.has(&name) {
+            return Err(ToolError::ToolUnknown {
+                known: slot.catalog.names(),
+                server,
+                name,
+            });
         }
-        ServerState::NotStarted => {
-            return Err(downstream(
-                "the server has not been started; call open_toolbox again to start it".into(),
-            ));
+        let _in_flight = child.begin_call();
+        if !slot.is_current(&child) {
+            continue; // retired for idleness just now: take the next one
         }
-    };
-    if child.is_gone() {
-        return Err(downstream(format!(
-            "the server is not running: {}\nCall open_toolbox again to restart it.",
-            child.describe_end()
-        )));
+        tracing::debug!(toolbox = %toolbox, server = %server, tool = %name, "forwarding call");
+        return match child.call(&name, arguments, cancel, progress).await {
+            Ok(result) => {
+                slot.answered();
+                message_size::check(result).map_err(downstream)
+            }
+            Err(error) => {
+                tracing::warn!(toolbox = %toolbox, server = %server, tool = %name, error = %error, "call failed");
+                Err(downstream(error.to_string()))
+            }
+        };
     }
-    if child.tool(&name).is_none() {
-        return Err(ToolError::ToolUnknown {
-            known: child.tools.iter().map(|t| t.name.to_string()).collect(),
-            server,
-            name,
-        });
-    }
-    tracing::debug!(toolbox = %toolbox, server = %server, tool = %name, "forwarding call");
-    match child.call(&name, Some(arguments), cancel).await {
-        Ok(result) => Ok(result),
-        Err(error) => {
-            let error = child.explain(error).await;
-            tracing::warn!(toolbox = %toolbox, server = %server, tool = %name, error = %error, "call failed");
-            Err(downstream(error.to_string()))
-        }
-    }
+    Err(downstream(
+        "the server kept stopping before the call could be sent; try again".into(),
+    ))
 }

@@ -186,10 +186,6 @@ async fn every_seed_003_error_text() {
         "downstream_crash",
         shelf.use_tool("dev", "second", "crash", json!({})).await,
     );
-    record(
-        "downstream_after_crash",
-        shelf.use_tool("dev", "second", "echo", json!({})).await,
-    );
 
     // open_toolbox's own errors.
     record("open_unknown", shelf.open("opps").await);

@@ -247,3 +247,31 @@ pub fn npm_server(bin: &str, args: &[&str]) -> Value {
     let path = interop_dir().join("node_modules/.bin").join(bin);
     json!({ "command": path, "args": args })
 }
+
+/// `text` with wall-clock times (`HH:MM:SS`) replaced, for snapshots.
+pub fn redact_clock(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut index = 0;
+    while index < text.len() {
+        let window = bytes.get(index..index + 8);
+        let is_clock = window.is_some_and(|w| {
+            w.iter().enumerate().all(|(i, b)| {
+                if i == 2 || i == 5 {
+                    *b == b':'
+                } else {
+                    b.is_ascii_digit()
+                }
+            })
+        });
+        if is_clock {
+            out.push_str("HH:MM:SS");
+            index += 8;
+        } else {
+            let ch = text[index..].chars().next().unwrap_or(' ');
+            out.push(ch);
+            index += ch.len_utf8();
+        }
+    }
+    out
+}

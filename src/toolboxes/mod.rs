@@ -1,0 +1,140 @@
+//! The configured toolboxes and their servers. Opening a toolbox starts every server that is not
+//! running, all at once; `slot` owns each server's state and (re)starts, `backoff` paces
+//! restarts of failing servers, `idle` stops children nobody uses.
+
+mod backoff;
+mod idle;
+mod slot;
+
+use std::{
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
+    time::Duration,
+};
+
+use futures::future::join_all;
+use indexmap::IndexMap;
+use tokio_util::sync::CancellationToken;
+
+pub(crate) use slot::{ServerSlot, ServerState};
+
+use crate::{
+    children::{Child, ProcessRegistry},
+    config::{Config, ToolboxSpec},
+};
+
+/// How long shutdown waits for all children before giving up on the stragglers.
+pub(crate) const SHUTDOWN_LIMIT: Duration = Duration::from_secs(10);
+
+/// Every configured toolbox, fixed at start-up.
+pub(crate) struct Toolboxes {
+    boxes: IndexMap<String, Arc<Toolbox>>,
+    processes: Arc<ProcessRegistry>,
+    stop: CancellationToken,
+}
+
+/// One toolbox and its servers.
+pub(crate) struct Toolbox {
+    pub spec: Arc<ToolboxSpec>,
+    pub servers: Vec<ServerSlot>,
+    open: AtomicBool,
+}
+
+impl Toolboxes {
+    /// Builds the toolboxes; starts nothing but the idle sweeper (which needs a runtime).
+    pub(crate) fn new(config: &Config) -> Self {
+        let boxes: IndexMap<String, Arc<Toolbox>> = config
+            .toolboxes
+            .iter()
+            .map(|(name, spec)| {
+                let servers = spec
+                    .servers
+                    .iter()
+                    .map(|server| ServerSlot::new(name, server.clone()))
+                    .collect();
+                let toolbox = Toolbox {
+                    spec: spec.clone(),
+                    servers,
+                    open: AtomicBool::new(false),
+                };
+                (name.clone(), Arc::new(toolbox))
+            })
+            .collect();
+        let stop = CancellationToken::new();
+        idle::spawn_sweeper(boxes.values().cloned().collect(), stop.clone());
+        Self {
+            boxes,
+            processes: Arc::new(ProcessRegistry::default()),
+            stop,
+        }
+    }
+
+    pub(crate) fn get(&self, name: &str) -> Option<&Arc<Toolbox>> {
+        self.boxes.get(name)
+    }
+
+    pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
+        self.boxes.keys().map(String::as_str)
+    }
+
+    pub(crate) fn all(&self) -> impl Iterator<Item = &Arc<Toolbox>> {
+        self.boxes.values()
+    }
+
+    pub(crate) fn processes(&self) -> &Arc<ProcessRegistry> {
+        &self.processes
+    }
+
+    /// Starts every server of `toolbox` that is not running, concurrently. The toolbox counts as
+    /// open once any of its servers is ready.
+    pub(crate) async fn open(&self, toolbox: &Toolbox) {
+        join_all(
+            toolbox
+                .servers
+                .iter()
+                .map(|slot| slot.ensure(&self.processes)),
+        )
+        .await;
+        if toolbox.servers.iter().any(|slot| slot.live().is_some()) {
+            toolbox.open.store(true, Ordering::Release);
+        }
+    }
+
+    /// Stops every child, concurrently, within `SHUTDOWN_LIMIT`; no process is started after
+    /// this begins.
+    pub(crate) async fn shutdown(&self) {
+        self.stop.cancel();
+        self.processes.close();
+        let children: Vec<Arc<Child>> = self
+            .boxes
+            .values()
+            .flat_map(|toolbox| toolbox.servers.iter())
+            .filter_map(|slot| match slot.state() {
+                ServerState::Ready(child) => Some(child),
+                _ => None,
+            })
+            .collect();
+        let graceful = join_all(children.iter().map(|child| child.shutdown()));
+        let _ = tokio::time::timeout(SHUTDOWN_LIMIT, graceful).await;
+        let stragglers = self.processes.stop_all(Duration::from_secs(5)).await;
+        if stragglers > 0 {
+            tracing::error!(count = stragglers, "children still running after shutdown");
+        }
+    }
+
+    pub(crate) fn live_processes(&self) -> usize {
+        self.processes.live_count()
+    }
+}
+
+impl Toolbox {
+    pub(crate) fn is_open(&self) -> bool {
+        self.open.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn server(&self, name: &str) -> Option<&ServerSlot> {
+        self.servers.iter().find(|slot| slot.spec.name == name)
+    }
+}

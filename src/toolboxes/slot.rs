@@ -1,0 +1,167 @@
+//! One server of a toolbox: its state, its catalog, and the one place it is (re)started. Calls
+//! read the state without waiting; a start holds the slot's start lock, so concurrent callers
+//! share one start and never spawn two processes.
+
+use std::{
+    sync::{
+        Arc, Mutex, RwLock,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::Instant,
+};
+
+use super::backoff::Backoff;
+use crate::{
+    catalog::ServerCatalog,
+    children::{Child, ProcessRegistry},
+    config::ServerSpec,
+};
+
+/// Where a server is in its life.
+#[derive(Clone)]
+pub(crate) enum ServerState {
+    NotStarted,
+    Ready(Arc<Child>),
+    Failed(Arc<str>),
+    /// Stopped after `idleTimeout` without calls; the next call starts it again.
+    Idle,
+}
+
+pub(crate) struct ServerSlot {
+    pub spec: Arc<ServerSpec>,
+    pub catalog: Arc<ServerCatalog>,
+    toolbox: String,
+    state: RwLock<ServerState>,
+    start_lock: tokio::sync::Mutex<()>,
+    /// Finished starts; a caller that waited for someone else's start takes its outcome.
+    starts: AtomicU64,
+    backoff: Mutex<Backoff>,
+}
+
+impl ServerSlot {
+    pub(crate) fn new(toolbox: &str, spec: Arc<ServerSpec>) -> Self {
+        Self {
+            catalog: Arc::new(ServerCatalog::new(spec.tool_filter.clone())),
+            spec,
+            toolbox: toolbox.to_owned(),
+            state: RwLock::new(ServerState::NotStarted),
+            start_lock: tokio::sync::Mutex::new(()),
+            starts: AtomicU64::new(0),
+            backoff: Mutex::new(Backoff::default()),
+        }
+    }
+
+    pub(crate) fn state(&self) -> ServerState {
+        self.state
+            .read()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .clone()
+    }
+
+    fn set(&self, state: ServerState) {
+        *self
+            .state
+            .write()
+            .unwrap_or_else(|poison| poison.into_inner()) = state;
+    }
+
+    fn backoff(&self) -> std::sync::MutexGuard<'_, Backoff> {
+        self.backoff
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    /// The running child, if there is one and it is alive.
+    pub(crate) fn live(&self) -> Option<Arc<Child>> {
+        match self.state() {
+            ServerState::Ready(child) if !child.is_gone() => Some(child),
+            _ => None,
+        }
+    }
+
+    /// True while `child` is the slot's current child.
+    pub(crate) fn is_current(&self, child: &Arc<Child>) -> bool {
+        matches!(self.state(), ServerState::Ready(current) if Arc::ptr_eq(&current, child))
+    }
+
+    /// The live child, starting (or restarting) it if needed. `Err` says why there is none.
+    pub(crate) async fn ensure(
+        &self,
+        registry: &Arc<ProcessRegistry>,
+    ) -> Result<Arc<Child>, Arc<str>> {
+        if let Some(child) = self.live() {
+            return Ok(child);
+        }
+        let seen = self.starts.load(Ordering::Acquire);
+        let _starting = self.start_lock.lock().await;
+        if self.starts.load(Ordering::Acquire) != seen {
+            // Someone else's start finished while we waited: its outcome is ours.
+            return match self.state() {
+                ServerState::Ready(child) => Ok(child),
+                ServerState::Failed(reason) => Err(format!("it failed to start: {reason}").into()),
+                _ => Err("the server is not running".into()),
+            };
+        }
+        let now = Instant::now();
+        if let ServerState::Ready(dead) = self.state() {
+            let reason = dead.describe_end();
+            tracing::warn!(toolbox = %self.toolbox, server = %self.spec.name, %reason, "child died; restarting");
+            self.backoff().failed(now, &reason);
+            tokio::spawn(async move { dead.shutdown().await });
+        }
+        let refusal = self.backoff().refusal(now);
+        if let Some(refusal) = refusal {
+            return Err(refusal.into());
+        }
+        let started = Child::start(
+            registry,
+            &self.toolbox,
+            self.spec.clone(),
+            self.catalog.clone(),
+        )
+        .await;
+        let outcome = match started {
+            Ok(child) => {
+                let child = Arc::new(child);
+                self.set(ServerState::Ready(child.clone()));
+                Ok(child)
+            }
+            Err(error) => {
+                let reason = error.to_string();
+                tracing::warn!(toolbox = %self.toolbox, server = %self.spec.name, error = %reason, "server failed to start");
+                let now = Instant::now();
+                let next_try = {
+                    let mut backoff = self.backoff();
+                    backoff.failed(now, &reason);
+                    backoff.next_try(now)
+                };
+                self.set(ServerState::Failed(reason.clone().into()));
+                let mut text = format!("it failed to start: {reason}");
+                if let Some(next_try) = next_try {
+                    text.push('\n');
+                    text.push_str(&next_try);
+                }
+                Err(text.into())
+            }
+        };
+        self.starts.fetch_add(1, Ordering::AcqRel);
+        outcome
+    }
+
+    /// The child answered a call: earlier failures stop counting against it.
+    pub(crate) fn answered(&self) {
+        self.backoff().succeeded();
+    }
+
+    /// Stops `child` for idleness if it is still current, unused and nobody is starting it.
+    pub(crate) fn retire_idle(&self, child: &Arc<Child>) -> bool {
+        let Ok(_starting) = self.start_lock.try_lock() else {
+            return false;
+        };
+        if !self.is_current(child) || child.in_flight() > 0 {
+            return false;
+        }
+        self.set(ServerState::Idle);
+        true
+    }
+}
