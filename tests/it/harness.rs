@@ -275,3 +275,77 @@ pub fn redact_clock(text: &str) -> String {
     }
     out
 }
+
+/// A hand-driven JSON-RPC client on toolshelf's stdio, for what an SDK client hides: the exact
+/// order of messages on the wire, and input that is not JSON at all.
+pub struct RawClient {
+    _process: tokio::process::Child,
+    stdin: tokio::process::ChildStdin,
+    lines: tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
+    _dir: tempfile::TempDir,
+}
+
+impl RawClient {
+    /// Starts `toolshelf serve` on `config` and completes initialization.
+    pub async fn start(config: &Value) -> Self {
+        use tokio::io::AsyncBufReadExt;
+        let (dir, path) = write_config(config);
+        let mut process = tokio::process::Command::new(toolshelf_bin())
+            .args(["serve", "--config"])
+            .arg(&path)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn toolshelf");
+        let stdin = process.stdin.take().expect("stdin");
+        let stdout = process.stdout.take().expect("stdout");
+        let mut client = Self {
+            _process: process,
+            stdin,
+            lines: tokio::io::BufReader::new(stdout).lines(),
+            _dir: dir,
+        };
+        let init = json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}});
+        client.request(0, "initialize", init).await;
+        client
+            .send_line(
+                &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
+            )
+            .await;
+        client
+    }
+
+    pub async fn send_line(&mut self, line: &str) {
+        use tokio::io::AsyncWriteExt;
+        self.stdin.write_all(line.as_bytes()).await.expect("write");
+        self.stdin.write_all(b"\n").await.expect("write");
+        self.stdin.flush().await.expect("flush");
+    }
+
+    /// The next message toolshelf writes.
+    pub async fn next(&mut self) -> Value {
+        let line = tokio::time::timeout(DEADLINE, self.lines.next_line())
+            .await
+            .expect("a message in time")
+            .expect("read")
+            .expect("toolshelf closed stdout");
+        serde_json::from_str(&line).expect("toolshelf wrote JSON")
+    }
+
+    /// Sends a request and returns (everything toolshelf wrote before the answer, the answer).
+    pub async fn request(&mut self, id: u64, method: &str, params: Value) -> (Vec<Value>, Value) {
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.send_line(&request.to_string()).await;
+        let mut before = Vec::new();
+        loop {
+            let message = self.next().await;
+            if message.get("id") == Some(&json!(id)) && message.get("method").is_none() {
+                return (before, message);
+            }
+            before.push(message);
+        }
+    }
+}

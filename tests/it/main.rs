@@ -8,3 +8,4 @@ mod forwarding;
 mod harness;
 mod interop;
 mod lifecycle;
+mod supervision;
