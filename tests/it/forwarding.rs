@@ -127,7 +127,7 @@ async fn tool_lists_are_read_across_pages() {
             .map(|tool| tool["name"].clone())
             .collect()
     };
-    assert_eq!(names("paged").len(), 12);
+    assert_eq!(names("paged").len(), 13);
     assert_eq!(names("paged"), names("whole"));
     shelf.close().await;
 }
@@ -149,7 +149,7 @@ async fn tool_filters_hide_tools_and_make_them_uncallable() {
         servers[0],
         json!({"name": "filtered", "status": "ready", "tools": 2})
     );
-    assert_eq!(servers[1]["tools"], json!(12));
+    assert_eq!(servers[1]["tools"], json!(13));
     let hidden = shelf.use_tool("dev", "filtered", "fail", json!({})).await;
     assert_eq!(
         error_text(&hidden),

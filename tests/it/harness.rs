@@ -70,19 +70,34 @@ pub async fn start_dev(servers: Value) -> Shelf {
     start(&config(&[("dev", "Development", servers)])).await
 }
 
+/// Starts toolshelf on `config` with its log (at `filter`) going to the returned file.
+pub async fn start_logged(config: &Value, filter: &str) -> (Shelf, tempfile::NamedTempFile) {
+    let (dir, path) = write_config(config);
+    let log = tempfile::NamedTempFile::new().expect("log file");
+    let file = log.reopen().expect("log file");
+    let shelf = spawn(dir, &path, &[("RUST_LOG", filter)], Stdio::from(file)).await;
+    (shelf, log)
+}
+
 pub async fn start_at(dir: tempfile::TempDir, path: &Path, env: &[(&str, &str)]) -> Shelf {
-    let mut command = tokio::process::Command::new(toolshelf_bin());
-    command.arg("serve").arg("--config").arg(path);
-    for (key, value) in env {
-        command.env(key, value);
-    }
     let log = std::env::var("TOOLSHELF_TEST_LOG").ok();
-    command.env("RUST_LOG", log.as_deref().unwrap_or("warn"));
     let stderr = if log.is_some() {
         Stdio::inherit()
     } else {
         Stdio::null()
     };
+    let filter = log.unwrap_or_else(|| "warn".into());
+    let mut env = env.to_vec();
+    env.push(("RUST_LOG", &filter));
+    spawn(dir, path, &env, stderr).await
+}
+
+async fn spawn(dir: tempfile::TempDir, path: &Path, env: &[(&str, &str)], stderr: Stdio) -> Shelf {
+    let mut command = tokio::process::Command::new(toolshelf_bin());
+    command.arg("serve").arg("--config").arg(path);
+    for (key, value) in env {
+        command.env(key, value);
+    }
     let (transport, _) = TokioChildProcess::builder(command)
         .stderr(stderr)
         .spawn()

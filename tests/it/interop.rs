@@ -199,3 +199,47 @@ async fn server_memory_keeps_state_across_calls() {
     );
     shelf.close().await;
 }
+
+#[tokio::test]
+async fn toolshelf_secrets_reach_a_child_only_when_the_config_says_so() {
+    let everything = |extra: Value| {
+        let mut server = npm_server("mcp-server-everything", &[]);
+        if let (Some(server), Value::Object(extra)) = (server.as_object_mut(), extra) {
+            server.extend(extra);
+        }
+        server
+    };
+    let config = config(&[(
+        "env",
+        "Environment",
+        json!({
+            "default": everything(json!({ "env": { "FROM_CONFIG": "configured-value" } })),
+            "passthrough": everything(json!({ "envPassthrough": ["TOOLSHELF_TEST_SHARED*"] })),
+            "inherit": everything(json!({ "inheritEnv": true })),
+        }),
+    )]);
+    let (dir, path) = crate::harness::write_config(&config);
+    let shelf = crate::harness::start_at(
+        dir,
+        &path,
+        &[
+            ("TOOLSHELF_TEST_SECRET", "hunter2-secret-value"),
+            ("TOOLSHELF_TEST_SHARED_X", "shared-value"),
+        ],
+    )
+    .await;
+    assert_eq!(shelf.open("env").await.is_error, Some(false));
+    let env_of = |server: &'static str| {
+        let shelf = &shelf;
+        async move { text(&shelf.use_tool("env", server, "get-env", json!({})).await) }
+    };
+    let default = env_of("default").await;
+    assert!(default.contains("\"PATH\""), "{default}");
+    assert!(default.contains("configured-value"));
+    assert!(!default.contains("hunter2-secret-value") && !default.contains("shared-value"));
+    let passthrough = env_of("passthrough").await;
+    assert!(passthrough.contains("shared-value") && !passthrough.contains("hunter2-secret-value"));
+    let inherit = env_of("inherit").await;
+    assert!(inherit.contains("shared-value") && inherit.contains("hunter2-secret-value"));
+    shelf.close().await;
+}

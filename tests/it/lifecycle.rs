@@ -107,7 +107,8 @@ fn two_toolboxes() -> Value {
         (
             "b",
             "B",
-            json!({ "shell": { "command": "sh", "args": ["-c", format!("exec {} ", crate::harness::fixture_bin())] } }),
+            // Not `exec`: the shell outlives the fixture, so only a stop of the whole group ends it.
+            json!({ "shell": { "command": "sh", "args": ["-c", format!("{}; sleep 30", crate::harness::fixture_bin())] } }),
         ),
     ])
 }

@@ -350,3 +350,31 @@ async fn sigkill_of_toolshelf_takes_every_child_with_it() {
     drop(client);
     let _ = wait_all_gone(&descendants).await;
 }
+
+#[tokio::test]
+async fn child_log_messages_reach_the_log_and_env_values_never_do() {
+    let mut server = fixture(&[]);
+    server["env"] = json!({ "SECRET_TOKEN": "s3cr3t-value-in-config" });
+    let (shelf, log) = crate::harness::start_logged(
+        &crate::harness::config(&[("dev", "Fixture", json!({ "fixture": server }))]),
+        "debug",
+    )
+    .await;
+    shelf.open("dev").await;
+    shelf.use_tool("dev", "fixture", "log", json!({})).await;
+    // (That the value does reach the child is checked by the interop env test.)
+    eventually("the child's log message is in toolshelf's log", || async {
+        std::fs::read_to_string(log.path())
+            .unwrap_or_default()
+            .contains("hello from the fixture log")
+            .then_some(())
+    })
+    .await;
+    shelf.close().await;
+    let written = std::fs::read_to_string(log.path()).expect("log");
+    let leaks: Vec<&str> = written
+        .lines()
+        .filter(|line| line.contains("s3cr3t-value-in-config"))
+        .collect();
+    assert!(leaks.is_empty(), "an env value reached the log: {leaks:#?}");
+}
