@@ -4,6 +4,7 @@
 //! Code map (request path top to bottom):
 //! - `cli` / `main.rs` — commands, logging to stderr, signals, exit codes.
 //! - [`server`] — the MCP server role on stdio; dispatches `tools/call` to the meta-tools.
+//! - `agent_transport` — line-delimited JSON-RPC with the agent; answers unreadable lines.
 //! - `meta_tools` — `open_toolbox` and `use_tool`: schemas, descriptions, instructions, lookups.
 //! - `error` — the one place toolshelf's failures become agent-visible text (seed 003).
 //! - `toolboxes` — configured toolboxes and each server's state; opening starts children.
@@ -11,6 +12,7 @@
 //! - [`config`] — file → validated `Config`; `schema_check` — schemars + jsonschema checking.
 //! - `catalog` — each server's current tools; `suggest` — "did you mean" by edit distance.
 
+mod agent_transport;
 mod catalog;
 pub mod check;
 mod children;

@@ -15,6 +15,7 @@ use rmcp::{
 use serde_json::Value;
 
 use crate::{
+    agent_transport::AgentTransport,
     children::ProgressTarget,
     config::Config,
     meta_tools::{MetaTools, OPEN_TOOLBOX, USE_TOOL},
@@ -127,7 +128,8 @@ pub async fn serve_stdio(
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServeError> {
     let shelf = Toolshelf::new(config);
-    let outcome = serve_on(&shelf, rmcp::transport::stdio_pipes(), shutdown).await;
+    let (stdin, stdout) = rmcp::transport::stdio_pipes();
+    let outcome = serve_on(&shelf, AgentTransport::new(stdin, stdout), shutdown).await;
     shelf.shutdown().await;
     outcome
 }

@@ -207,19 +207,40 @@ async fn progress_reaches_the_agent_with_its_token_in_order_and_never_after_the_
 }
 
 #[tokio::test]
-async fn a_line_that_is_not_json_leaves_toolshelf_serving() {
+async fn lines_that_are_not_messages_get_json_rpc_errors_and_toolshelf_keeps_serving() {
     let mut client = RawClient::start(&crate::harness::config(&[(
         "dev",
         "Fixture",
         json!({ "fixture": fixture(&[]) }),
     )]))
     .await;
-    client.send_line("this is not JSON {").await;
+    let mut answers = serde_json::Map::new();
+    for (case, line) in [
+        ("not_json", "this is not JSON {"),
+        (
+            "truncated_json",
+            "{\"jsonrpc\": \"2.0\", \"id\": 4, \"method\"",
+        ),
+        (
+            "request_with_a_bad_method",
+            "{\"jsonrpc\": \"2.0\", \"id\": 5, \"method\": 7}",
+        ),
+        ("not_an_object", "[1, 2, 3]"),
+    ] {
+        client.send_line(line).await;
+        let answer = client.next().await;
+        answers.insert(case.to_owned(), answer);
+    }
+    // A notification that cannot be read gets no answer; the ping after it does.
     client
-        .send_line("{\"jsonrpc\": \"2.0\", \"id\": 5, \"method\": 7}")
+        .send_line(
+            "{\"jsonrpc\": \"2.0\", \"method\": \"notifications/unheard_of\", \"params\": 3}",
+        )
         .await;
-    let (_, pong) = client.request(6, "ping", json!({})).await;
+    let (unanswered, pong) = client.request(6, "ping", json!({})).await;
+    assert!(unanswered.is_empty(), "{unanswered:?}");
     assert_eq!(pong["result"], json!({}));
+    insta::assert_json_snapshot!("unreadable_lines", answers);
     let (_, listed) = client.request(7, "tools/list", json!({})).await;
     assert_eq!(listed["result"]["tools"].as_array().map(Vec::len), Some(2));
 }
