@@ -243,3 +243,50 @@ async fn toolshelf_secrets_reach_a_child_only_when_the_config_says_so() {
     assert!(inherit.contains("shared-value") && inherit.contains("hunter2-secret-value"));
     shelf.close().await;
 }
+
+#[tokio::test]
+async fn server_everything_progress_reaches_the_agent_under_its_token() {
+    let mut client = crate::harness::RawClient::start(&config(&[(
+        "demo",
+        "server-everything",
+        json!({ "everything": npm_server("mcp-server-everything", &[]) }),
+    )]))
+    .await;
+    let (_, opened) = client
+        .request(
+            1,
+            "tools/call",
+            json!({"name": "open_toolbox", "arguments": {"toolbox": "demo"}}),
+        )
+        .await;
+    assert_eq!(opened["result"]["isError"], json!(false), "{opened}");
+    let call = json!({
+        "name": "use_tool",
+        "arguments": {
+            "tool": {"toolbox": "demo", "server": "everything", "name": "trigger-long-running-operation"},
+            "arguments": {"duration": 1, "steps": 4}
+        },
+        "_meta": {"progressToken": 42}
+    });
+    let (before, answer) = client.request(2, "tools/call", call).await;
+    assert_ne!(answer["result"]["isError"], json!(true), "{answer}");
+    let progress: Vec<&Value> = before
+        .iter()
+        .filter(|message| message["method"] == "notifications/progress")
+        .collect();
+    assert!(
+        !progress.is_empty(),
+        "no progress reached the agent: {before:?}"
+    );
+    for notice in &progress {
+        assert_eq!(notice["params"]["progressToken"], json!(42));
+        assert_eq!(notice["params"]["total"].as_f64(), Some(4.0));
+    }
+    let (after, _) = client.request(3, "ping", json!({})).await;
+    assert!(
+        after
+            .iter()
+            .all(|m| m["method"] != "notifications/progress"),
+        "{after:?}"
+    );
+}
