@@ -1,55 +1,282 @@
-//! What a server offers the agent: its tools after `toolFilters`, replaced whole whenever the
-//! server is (re)started or says its list changed. Pure data; readers get a cheap snapshot.
+//! What a server offers the agent: its tools after `toolFilters` and `hidden`, with the config's
+//! aliases, titles, descriptions and merged tags applied; name lookups (canonical or alias);
+//! the overrides that name no tool; and alias conflicts across a toolbox. Pure data: a catalog
+//! is replaced whole whenever its server is (re)started or says its list changed.
 
 use std::sync::{Arc, RwLock};
 
+use indexmap::IndexMap;
 use rmcp::model::Tool;
 
-use crate::config::ToolFilter;
+use crate::config::{ServerSpec, ToolFilter, ToolOverride};
+
+/// One tool as the agent sees it.
+#[derive(Debug, Clone)]
+pub(crate) struct CatalogTool {
+    /// As the server listed it; `tool.name` is the canonical name the server is called with.
+    pub tool: Tool,
+    pub alias: Option<String>,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    /// The server's tags, then the tool's own, without repeats.
+    pub tags: Vec<String>,
+}
+
+impl CatalogTool {
+    pub(crate) fn name(&self) -> &str {
+        &self.tool.name
+    }
+
+    fn answers_to(&self, name: &str) -> bool {
+        self.name() == name || self.alias.as_deref() == Some(name)
+    }
+}
+
+#[derive(Debug, Default)]
+struct Listing {
+    tools: Arc<[CatalogTool]>,
+    /// Override keys that name no tool of the server.
+    unmatched: Vec<String>,
+    /// Every tool name the server listed, filtered or not (for suggestions in warnings).
+    listed: Vec<String>,
+}
 
 /// The current tools of one server.
 #[derive(Debug)]
 pub(crate) struct ServerCatalog {
+    /// `toolboxes.<toolbox>.mcpServers.<server>`, for messages that point into the config.
+    path: String,
     filter: ToolFilter,
-    tools: RwLock<Arc<[Tool]>>,
+    tags: Vec<String>,
+    overrides: IndexMap<String, ToolOverride>,
+    listing: RwLock<Arc<Listing>>,
 }
 
 impl ServerCatalog {
-    pub(crate) fn new(filter: ToolFilter) -> Self {
+    pub(crate) fn new(toolbox: &str, spec: &ServerSpec) -> Self {
         Self {
-            filter,
-            tools: RwLock::new(Arc::from(Vec::new())),
+            path: format!("toolboxes.{toolbox}.mcpServers.{}", spec.name),
+            filter: spec.tool_filter.clone(),
+            tags: spec.tags.clone(),
+            overrides: spec.tools.clone(),
+            listing: RwLock::new(Arc::default()),
         }
     }
 
-    /// Replaces the list with `listed` (the server's whole `tools/list`), filtered.
+    /// Replaces the list with `listed` (the server's whole `tools/list`).
     pub(crate) fn replace(&self, listed: Vec<Tool>) {
-        let kept: Vec<Tool> = listed
+        let names: Vec<String> = listed.iter().map(|tool| tool.name.to_string()).collect();
+        let unmatched = self
+            .overrides
+            .keys()
+            .filter(|key| !names.contains(key))
+            .cloned()
+            .collect();
+        let tools: Vec<CatalogTool> = listed
             .into_iter()
             .filter(|tool| self.filter.keeps(&tool.name))
+            .filter_map(|tool| {
+                let change = self.overrides.get(tool.name.as_ref());
+                if change.is_some_and(|change| change.hidden) {
+                    return None;
+                }
+                let mut tags = self.tags.clone();
+                for tag in change.into_iter().flat_map(|change| &change.tags) {
+                    if !tags.contains(tag) {
+                        tags.push(tag.clone());
+                    }
+                }
+                Some(CatalogTool {
+                    alias: change.and_then(|change| change.alias.clone()),
+                    title: change
+                        .and_then(|change| change.title.clone())
+                        .or_else(|| tool.title.clone()),
+                    description: change
+                        .and_then(|change| change.description.clone())
+                        .or_else(|| tool.description.as_deref().map(str::to_owned)),
+                    tags,
+                    tool,
+                })
+            })
             .collect();
+        let listing = Listing {
+            tools: Arc::from(tools),
+            unmatched,
+            listed: names,
+        };
         *self
-            .tools
+            .listing
             .write()
-            .unwrap_or_else(|poison| poison.into_inner()) = Arc::from(kept);
+            .unwrap_or_else(|poison| poison.into_inner()) = Arc::new(listing);
     }
 
-    /// The tools as they are now.
-    pub(crate) fn tools(&self) -> Arc<[Tool]> {
-        self.tools
+    fn listing(&self) -> Arc<Listing> {
+        self.listing
             .read()
             .unwrap_or_else(|poison| poison.into_inner())
             .clone()
     }
 
-    pub(crate) fn has(&self, name: &str) -> bool {
-        self.tools().iter().any(|tool| tool.name == name)
+    /// The tools as they are now.
+    pub(crate) fn tools(&self) -> Arc<[CatalogTool]> {
+        self.listing().tools.clone()
     }
 
-    pub(crate) fn names(&self) -> Vec<String> {
-        self.tools()
+    /// The tool called `name` (its canonical name, or else its alias).
+    pub(crate) fn resolve(&self, name: &str) -> Option<CatalogTool> {
+        let tools = self.tools();
+        let found = tools
             .iter()
-            .map(|tool| tool.name.to_string())
+            .find(|tool| tool.name() == name)
+            .or_else(|| tools.iter().find(|tool| tool.answers_to(name)));
+        found.cloned()
+    }
+
+    /// Every name a tool can be called by: canonical names, then aliases.
+    pub(crate) fn names(&self) -> Vec<String> {
+        let tools = self.tools();
+        let canonical = tools.iter().map(|tool| tool.name().to_owned());
+        let aliases = tools.iter().filter_map(|tool| tool.alias.clone());
+        canonical.chain(aliases).collect()
+    }
+
+    /// One line per override that names no tool of the server, with the fix.
+    pub(crate) fn warnings(&self) -> Vec<String> {
+        let listing = self.listing();
+        listing
+            .unmatched
+            .iter()
+            .map(|key| {
+                let hint =
+                    match crate::suggest::closest(key, listing.listed.iter().map(String::as_str)) {
+                        Some(close) => format!(
+                            "rename it to '{close}' if that is the tool meant, or remove it"
+                        ),
+                        None => "fix the tool name or remove the override".to_owned(),
+                    };
+                format!(
+                    "{}.tools.{key}: the server has no tool '{key}'; {hint}",
+                    self.path
+                )
+            })
             .collect()
+    }
+}
+
+/// Aliases that equal the canonical name of another visible tool of the same toolbox, each with
+/// the config change that resolves it. `servers` are (server name, catalog) pairs.
+pub(crate) fn alias_conflicts(servers: &[(&str, &ServerCatalog)]) -> Vec<String> {
+    let listed: Vec<(&str, Arc<[CatalogTool]>)> = servers
+        .iter()
+        .map(|(name, catalog)| (*name, catalog.tools()))
+        .collect();
+    let mut conflicts = Vec::new();
+    for ((server, tools), (_, catalog)) in listed.iter().zip(servers) {
+        for tool in tools.iter() {
+            let Some(alias) = tool.alias.as_deref() else {
+                continue;
+            };
+            for (other_server, other_tools) in &listed {
+                for other in other_tools.iter() {
+                    let same = other_server == server && other.name() == tool.name();
+                    if same || other.name() != alias {
+                        continue;
+                    }
+                    let instead = format!("{server}-{alias}");
+                    conflicts.push(format!(
+                        "alias '{alias}' of tool '{}' (server '{server}') is also the name of tool '{}' of server '{other_server}', so a call to '{alias}' would be ambiguous. Fix: in {}.tools.{}, change \"alias\": \"{alias}\" to a name no tool has, e.g. \"alias\": \"{instead}\", or remove the alias.",
+                        tool.name(),
+                        other.name(),
+                        catalog.path,
+                        tool.name(),
+                    ));
+                }
+            }
+        }
+    }
+    conflicts
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::json;
+
+    use super::*;
+
+    fn catalog(server: serde_json::Value) -> ServerCatalog {
+        let config = json!({"toolboxes": {"t": {"mcpServers": {"s": server}}}});
+        let config =
+            crate::config::parse(&config.to_string(), std::path::Path::new("."), &|_| None)
+                .unwrap_or_else(|problems| panic!("{problems:?}"));
+        ServerCatalog::new("t", &config.toolboxes["t"].servers[0])
+    }
+
+    fn tool(name: &str, description: &str) -> Tool {
+        Tool::new(
+            name.to_owned(),
+            description.to_owned(),
+            Arc::new(Default::default()),
+        )
+    }
+
+    #[test]
+    fn overrides_apply_and_tags_merge_in_order_without_repeats() {
+        let catalog = catalog(json!({
+            "command": "x",
+            "tags": ["git", "vcs"],
+            "tools": {
+                "git_status": {"alias": "status", "title": "Status", "description": "Mine", "tags": ["read-only", "git"]},
+                "git_push": {"hidden": true},
+                "git_nope": {"alias": "nope"}
+            }
+        }));
+        catalog.replace(vec![
+            tool("git_status", "Theirs"),
+            tool("git_push", "p"),
+            tool("git_log", "l"),
+        ]);
+        let tools = catalog.tools();
+        assert_eq!(tools.len(), 2);
+        assert_eq!(tools[0].alias.as_deref(), Some("status"));
+        assert_eq!(tools[0].title.as_deref(), Some("Status"));
+        assert_eq!(tools[0].description.as_deref(), Some("Mine"));
+        assert_eq!(tools[0].tags, ["git", "vcs", "read-only"]);
+        assert_eq!(tools[1].description.as_deref(), Some("l"));
+        assert_eq!(tools[1].tags, ["git", "vcs"]);
+        assert_eq!(
+            catalog
+                .resolve("status")
+                .map(|t| t.tool.name.to_string())
+                .as_deref(),
+            Some("git_status")
+        );
+        assert!(
+            catalog.resolve("git_push").is_none(),
+            "hidden tools are not callable"
+        );
+        assert_eq!(catalog.names(), ["git_status", "git_log", "status"]);
+        assert_eq!(
+            catalog.warnings(),
+            [
+                "toolboxes.t.mcpServers.s.tools.git_nope: the server has no tool 'git_nope'; fix the tool name or remove the override"
+            ]
+        );
+    }
+
+    #[test]
+    fn an_alias_equal_to_another_tools_name_conflicts() {
+        let git = catalog(json!({"command": "x", "tools": {"git_status": {"alias": "log"}}}));
+        git.replace(vec![tool("git_status", ""), tool("git_log", "")]);
+        let other = catalog(json!({"command": "x"}));
+        other.replace(vec![tool("log", "")]);
+        let conflicts = alias_conflicts(&[("git", &git), ("other", &other)]);
+        assert_eq!(conflicts.len(), 1);
+        assert!(conflicts[0].starts_with("alias 'log' of tool 'git_status' (server 'git') is also the name of tool 'log' of server 'other'"));
+        // An alias equal to its own tool's name is no conflict.
+        let own = catalog(json!({"command": "x", "tools": {"log": {"alias": "log"}}}));
+        own.replace(vec![tool("log", "")]);
+        assert!(alias_conflicts(&[("own", &own)]).is_empty());
     }
 }

@@ -11,7 +11,14 @@ use crate::{config::Config, server::Toolshelf, toolboxes::ServerState};
 pub async fn check(config: &Config, out: &mut dyn Write) -> std::io::Result<bool> {
     let shelf = Toolshelf::new(config);
     let toolboxes = shelf.toolboxes();
-    join_all(toolboxes.all().map(|toolbox| toolboxes.open(toolbox))).await;
+    let opened = join_all(toolboxes.all().map(|toolbox| async move {
+        let conflicts = match toolboxes.open(toolbox).await {
+            Ok(()) => Vec::new(),
+            Err(conflicts) => conflicts,
+        };
+        (toolbox.warnings(), conflicts)
+    }))
+    .await;
 
     let mut rows = vec![[
         "TOOLBOX".to_owned(),
@@ -61,8 +68,18 @@ pub async fn check(config: &Config, out: &mut dyn Write) -> std::io::Result<bool
     for failure in &failures {
         writeln!(out, "\nfailed: {failure}")?;
     }
+    let mut conflicted = false;
+    for (warnings, conflicts) in &opened {
+        for warning in warnings {
+            writeln!(out, "\nwarning: {warning}")?;
+        }
+        for conflict in conflicts {
+            conflicted = true;
+            writeln!(out, "\nconflict: {conflict}")?;
+        }
+    }
     shelf.shutdown().await;
-    Ok(failures.is_empty())
+    Ok(failures.is_empty() && !conflicted)
 }
 
 fn millis(duration: Duration) -> String {

@@ -1,7 +1,10 @@
-//! The one boundary where toolshelf's own failures become agent-visible tool results. Every
-//! text here is part of the contract (seed 003's table); change none without its snapshot.
+//! The one boundary where toolshelf's own failures become agent-visible tool results: seed 003's
+//! text (byte for byte, then a line of suggestions where a name was not found) and, for programs,
+//! `structuredContent.error` with a stable shape. Change no text without its snapshot.
 
 use rmcp::model::{CallToolResult, ContentBlock};
+use serde::Serialize;
+use serde_json::{Value, json};
 
 use crate::schema_check::{Violation, ViolationKind};
 
@@ -26,21 +29,28 @@ pub(crate) enum ToolError {
         known: Vec<String>,
     },
     ToolUnknown {
+        toolbox: String,
         server: String,
         name: String,
         known: Vec<String>,
     },
-    /// The child failed the call: protocol error, death, timeout, or it could not be started.
+    /// The child failed the call, could not be reached, or its answer could not be passed on.
     Downstream {
         toolbox: String,
         server: String,
         name: String,
+        kind: DownstreamKind,
         error: String,
     },
     /// Not one server of the toolbox could be started.
     OpenFailed {
         toolbox: String,
         failures: Vec<(String, String)>,
+    },
+    /// An alias equals another tool's name: the toolbox does not open until the config changes.
+    AliasConflict {
+        toolbox: String,
+        conflicts: Vec<String>,
     },
 }
 
@@ -51,8 +61,33 @@ pub(crate) enum Context {
     UseTool,
 }
 
+/// Why a forwarded call failed, for programs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DownstreamKind {
+    /// Not running and could not be (re)started now: failed start, crash, backoff.
+    ServerUnavailable,
+    Timeout,
+    /// The child answered with a JSON-RPC error or an unusable response.
+    ChildError,
+    ResultTooLarge,
+    Cancelled,
+}
+
 /// Lists longer than this are not spelled out in an error.
 const MAX_LISTED: usize = 20;
+
+/// `structuredContent.error`: the same failure, for programs.
+#[derive(Debug, Serialize)]
+struct Structured<'a> {
+    kind: &'static str,
+    toolbox: Option<&'a str>,
+    server: Option<&'a str>,
+    name: Option<&'a str>,
+    retryable: bool,
+    suggestions: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    violations: Option<&'a [Violation]>,
+}
 
 impl ToolError {
     /// The agent-visible text.
@@ -93,6 +128,7 @@ impl ToolError {
                 server,
                 name,
                 known,
+                ..
             } => format!(
                 "Error executing tool: Tool '{name}' not found in server '{server}'{}",
                 alternatives(name, known, "Tools of this server")
@@ -102,6 +138,7 @@ impl ToolError {
                 server,
                 name,
                 error,
+                ..
             } => format!(
                 "Error executing tool '{name}' in server '{server}' (toolbox '{toolbox}'): {error}"
             ),
@@ -115,12 +152,100 @@ impl ToolError {
                 text.push_str("\nFix the cause above, then call open_toolbox again.");
                 text
             }
+            ToolError::AliasConflict { toolbox, conflicts } => {
+                let mut text = format!(
+                    "Error opening toolbox '{toolbox}': its config gives a tool an alias that is another tool's name."
+                );
+                for conflict in conflicts {
+                    text.push_str(&format!("\n- {conflict}"));
+                }
+                text
+            }
         }
+    }
+
+    fn structured(&self) -> Structured<'_> {
+        let mut error = Structured {
+            kind: "invalid_arguments",
+            toolbox: None,
+            server: None,
+            name: None,
+            retryable: false,
+            suggestions: Vec::new(),
+            violations: None,
+        };
+        match self {
+            ToolError::InvalidUseTool(violations) | ToolError::InvalidOpenToolbox(violations) => {
+                error.violations = Some(violations);
+            }
+            ToolError::ToolboxUnknown { toolbox, known, .. } => {
+                error.kind = "toolbox_unknown";
+                error.toolbox = Some(toolbox);
+                error.suggestions = suggestions(toolbox, known);
+            }
+            ToolError::ToolboxNotOpen { toolbox } => {
+                error.kind = "toolbox_not_open";
+                error.toolbox = Some(toolbox);
+            }
+            ToolError::ServerUnknown {
+                toolbox,
+                server,
+                known,
+            } => {
+                error.kind = "server_unknown";
+                error.toolbox = Some(toolbox);
+                error.server = Some(server);
+                error.suggestions = suggestions(server, known);
+            }
+            ToolError::ToolUnknown {
+                toolbox,
+                server,
+                name,
+                known,
+            } => {
+                error.kind = "tool_unknown";
+                error.toolbox = Some(toolbox);
+                error.server = Some(server);
+                error.name = Some(name);
+                error.suggestions = suggestions(name, known);
+            }
+            ToolError::Downstream {
+                toolbox,
+                server,
+                name,
+                kind,
+                ..
+            } => {
+                (error.kind, error.retryable) = match kind {
+                    DownstreamKind::ServerUnavailable => ("server_unavailable", true),
+                    DownstreamKind::Timeout => ("timeout", true),
+                    DownstreamKind::ChildError => ("child_error", false),
+                    DownstreamKind::ResultTooLarge => ("result_too_large", false),
+                    DownstreamKind::Cancelled => ("cancelled", false),
+                };
+                error.toolbox = Some(toolbox);
+                error.server = Some(server);
+                error.name = Some(name);
+            }
+            ToolError::OpenFailed { toolbox, .. } => {
+                error.kind = "toolbox_unavailable";
+                error.toolbox = Some(toolbox);
+                error.retryable = true;
+            }
+            ToolError::AliasConflict { toolbox, .. } => {
+                error.kind = "alias_conflict";
+                error.toolbox = Some(toolbox);
+            }
+        }
+        error
     }
 
     /// The tool result the agent receives.
     pub(crate) fn into_result(self) -> CallToolResult {
-        CallToolResult::error(vec![ContentBlock::text(self.text())])
+        let structured = serde_json::to_value(self.structured()).unwrap_or(Value::Null);
+        let mut result = CallToolResult::error(vec![ContentBlock::text(self.text())]);
+        result.structured_content = Some(json!({ "error": structured }));
+        result
     }
 }
 
@@ -155,7 +280,16 @@ fn empty_field_text(violation: &Violation) -> Option<&'static str> {
     }
 }
 
-/// "\nDid you mean 'x'?" for a close match, else "\n{label}: a, b" when the list is short.
+/// The close match, if any; else every valid name when there are few.
+fn suggestions(input: &str, known: &[String]) -> Vec<String> {
+    match crate::suggest::closest(input, known.iter().map(String::as_str)) {
+        Some(close) => vec![close.to_owned()],
+        None if known.len() <= MAX_LISTED => known.to_vec(),
+        None => Vec::new(),
+    }
+}
+
+/// "\nDid you mean: x?" for a close match, else "\n{label}: a, b" when the list is short.
 fn alternatives(input: &str, known: &[String], label: &str) -> String {
     if let Some(close) = crate::suggest::closest(input, known.iter().map(String::as_str)) {
         return format!("\nDid you mean: {close}?");

@@ -81,7 +81,7 @@ impl<T: JsonSchema + DeserializeOwned> SchemaCheck<T> {
     pub(crate) fn violations(&self, value: &Value) -> Vec<Violation> {
         let mut found = Vec::new();
         for error in self.validator.iter_errors(value) {
-            describe(&error, &self.schema, &mut found);
+            describe(&error, &self.schema, value, &mut found);
         }
         found
     }
@@ -113,14 +113,28 @@ pub(crate) fn schema_of<T: JsonSchema>() -> Value {
     generator.into_root_schema_for::<T>().to_value()
 }
 
-/// Turns a JSON pointer (`/a/b~1c`) into a dotted path (`a.b/c`).
-fn dotted(pointer: &str) -> String {
-    pointer
-        .split('/')
-        .skip(1)
-        .map(|segment| segment.replace("~1", "/").replace("~0", "~"))
-        .collect::<Vec<_>>()
-        .join(".")
+/// Turns a JSON pointer into a readable path: `/a/b~1c/0` in `root` becomes `a.b/c[0]` when
+/// `b/c` holds an array.
+fn dotted(root: &Value, pointer: &str) -> String {
+    let mut path = String::new();
+    let mut at = Some(root);
+    for segment in pointer.split('/').skip(1) {
+        let key = segment.replace("~1", "/").replace("~0", "~");
+        match at {
+            Some(Value::Array(items)) => {
+                path.push_str(&format!("[{key}]"));
+                at = key.parse::<usize>().ok().and_then(|index| items.get(index));
+            }
+            other => {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                at = other.and_then(|value| value.get(&key));
+                path.push_str(&key);
+            }
+        }
+    }
+    path
 }
 
 fn join(path: &str, key: &str) -> String {
@@ -139,8 +153,13 @@ fn keyword_parent<'a>(schema: &'a Value, schema_path: &str) -> Option<&'a Value>
     schema.pointer(parent)
 }
 
-fn describe(error: &jsonschema::ValidationError<'_>, schema: &Value, out: &mut Vec<Violation>) {
-    let path = dotted(error.instance_path().as_str());
+fn describe(
+    error: &jsonschema::ValidationError<'_>,
+    schema: &Value,
+    root: &Value,
+    out: &mut Vec<Violation>,
+) {
+    let path = dotted(root, error.instance_path().as_str());
     let node = keyword_parent(schema, error.schema_path().as_str());
     let (path, message, kind) = match error.kind() {
         ValidationErrorKind::AdditionalProperties { unexpected } => {
@@ -206,6 +225,21 @@ fn describe(error: &jsonschema::ValidationError<'_>, schema: &Value, out: &mut V
             };
             (join(&path, &name), message, ViolationKind::Other)
         }
+        ValidationErrorKind::Pattern { pattern } => {
+            let value = error.instance().as_str().unwrap_or_default();
+            let message = if pattern == crate::config::TAG_PATTERN {
+                format!(
+                    "invalid tag '{value}', use lowercase letters, digits and '-', at least 2 characters, starting and ending with a letter or digit (e.g. \"read-only\")"
+                )
+            } else if pattern == crate::config::ALIAS_PATTERN {
+                format!(
+                    "invalid alias '{value}', use 2 to 64 lowercase letters, digits, '_' or '-' (e.g. \"git_status\")"
+                )
+            } else {
+                format!("'{value}' does not match the pattern {pattern}")
+            };
+            (path, message, ViolationKind::Other)
+        }
         ValidationErrorKind::Minimum { limit } => (
             path,
             format!("must be at least {limit}"),
@@ -261,8 +295,12 @@ mod tests {
 
     #[test]
     fn pointers_become_dotted_paths() {
-        assert_eq!(dotted(""), "");
-        assert_eq!(dotted("/tool/name"), "tool.name");
-        assert_eq!(dotted("/a~1b/c~0d/0"), "a/b.c~d.0");
+        let root =
+            serde_json::json!({"tool": {"name": 1}, "a/b": {"c~d": [0, {"e": 1}]}, "7": {"8": 0}});
+        assert_eq!(dotted(&root, ""), "");
+        assert_eq!(dotted(&root, "/tool/name"), "tool.name");
+        assert_eq!(dotted(&root, "/a~1b/c~0d/0"), "a/b.c~d[0]");
+        assert_eq!(dotted(&root, "/a~1b/c~0d/1/e"), "a/b.c~d[1].e");
+        assert_eq!(dotted(&root, "/7/8"), "7.8");
     }
 }

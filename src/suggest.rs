@@ -19,24 +19,32 @@ pub(crate) fn closest<'a>(
     best.map(|(_, candidate)| candidate)
 }
 
-/// Levenshtein distance over chars, with one row of memory.
+/// Edit distance over chars where swapping two neighbours counts as one edit (optimal string
+/// alignment), since `ehco` for `echo` is one slip, not two.
 fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = if ca == *cb {
-                diagonal
-            } else {
-                1 + diagonal.min(above).min(row[j])
-            };
-            diagonal = above;
+    let width = b.len() + 1;
+    let mut d = vec![0usize; (a.len() + 1) * width];
+    for i in 0..=a.len() {
+        d[i * width] = i;
+    }
+    for (j, cell) in d.iter_mut().enumerate().take(width) {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[(i - 1) * width + j] + 1)
+                .min(d[i * width + j - 1] + 1)
+                .min(d[(i - 1) * width + j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[(i - 2) * width + j - 2] + 1);
+            }
+            d[i * width + j] = best;
         }
     }
-    row[b.len()]
+    d[a.len() * width + b.len()]
 }
 
 #[cfg(test)]
@@ -57,6 +65,11 @@ mod tests {
     }
 
     #[test]
+    fn transpositions_count_once() {
+        assert_eq!(closest("sya", ["say", "answer"]), Some("say"));
+    }
+
+    #[test]
     fn rejects_weak_matches() {
         assert_eq!(closest("xyz", ["command", "args"]), None);
         assert_eq!(closest("db", ["fs"]), None);
@@ -67,5 +80,6 @@ mod tests {
         assert_eq!(edit_distance("kitten", "sitting"), 3);
         assert_eq!(edit_distance("", "abc"), 3);
         assert_eq!(edit_distance("same", "same"), 0);
+        assert_eq!(edit_distance("ehco", "echo"), 1);
     }
 }

@@ -27,7 +27,7 @@ use super::{
     progress::{ProgressRoutes, ProgressTarget},
     registry::ProcessRegistry,
 };
-use crate::{catalog::ServerCatalog, config::ServerSpec};
+use crate::{catalog::ServerCatalog, config::ServerSpec, error::DownstreamKind};
 
 /// How long to wait for a dead child's exit status and last stderr lines before reporting.
 const DEATH_REPORT_WAIT: Duration = Duration::from_millis(500);
@@ -81,6 +81,19 @@ pub(crate) enum CallError {
     Cancelled,
     #[error("{0}")]
     Other(String),
+}
+
+impl CallError {
+    /// What kind of failure this is, for programs.
+    pub(crate) fn kind(&self) -> DownstreamKind {
+        match self {
+            CallError::Protocol { .. } | CallError::Other(_) => DownstreamKind::ChildError,
+            CallError::Timeout { .. } => DownstreamKind::Timeout,
+            CallError::Died { .. } => DownstreamKind::ServerUnavailable,
+            CallError::TooLarge => DownstreamKind::ResultTooLarge,
+            CallError::Cancelled => DownstreamKind::Cancelled,
+        }
+    }
 }
 
 /// Marks one call in flight; dropping it marks the child used just now.
@@ -251,6 +264,9 @@ impl Child {
                 Err(CallError::Cancelled)
             }
         };
+        // Progress the child sent just before its answer may still be in its handler task: give
+        // it a turn before the route closes (what arrives later is dropped, never sent late).
+        tokio::task::yield_now().await;
         self.progress.close(&token).await;
         match outcome {
             Err(CallError::Died { .. }) => Err(self.explain_death().await),

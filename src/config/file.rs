@@ -8,6 +8,10 @@ use serde::Deserialize;
 
 /// The pattern every toolbox and server name must match.
 pub(crate) const NAME_PATTERN: &str = "^[A-Za-z0-9_-]{1,64}$";
+/// The pattern of a tag (seed 001): lowercase words joined by `-`.
+pub(crate) const TAG_PATTERN: &str = "^[a-z0-9][a-z0-9-]*[a-z0-9]$";
+/// The pattern of a tool alias.
+pub(crate) const ALIAS_PATTERN: &str = "^[a-z0-9_-]{2,64}$";
 
 /// A toolshelf config file: named toolboxes, each a group of child MCP servers.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -103,6 +107,36 @@ pub(crate) struct ServerFile {
     /// Pass toolshelf's whole environment to the child (default false).
     #[serde(default)]
     pub inherit_env: bool,
+    /// Tags for every tool of this server, merged with each tool's own tags.
+    #[serde(default)]
+    #[schemars(inner(regex(pattern = TAG_PATTERN)))]
+    pub tags: Vec<String>,
+    /// Per-tool overrides, keyed by the tool's name on the server.
+    #[serde(default)]
+    pub tools: IndexMap<String, ToolOverrideFile>,
+}
+
+/// How one tool of a server is shown to the agent.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ToolOverrideFile {
+    /// Another name the agent may call the tool by: 2 to 64 of a-z, 0-9, `_` and `-`.
+    #[serde(default)]
+    #[schemars(regex(pattern = ALIAS_PATTERN))]
+    pub alias: Option<String>,
+    /// Replaces the server's description of the tool.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Replaces the server's title of the tool.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Tags of this tool, added to the server's tags.
+    #[serde(default)]
+    #[schemars(inner(regex(pattern = TAG_PATTERN)))]
+    pub tags: Vec<String>,
+    /// Hide the tool from the agent, as if `toolFilters` left it out.
+    #[serde(default)]
+    pub hidden: bool,
 }
 
 /// Which tools of a server the agent sees.

@@ -15,7 +15,7 @@ use std::{
 
 use indexmap::IndexMap;
 
-pub(crate) use file::NAME_PATTERN;
+pub(crate) use file::{ALIAS_PATTERN, NAME_PATTERN, TAG_PATTERN};
 
 pub use crate::schema_check::Violation;
 
@@ -67,6 +67,20 @@ pub struct ServerSpec {
     pub env_passthrough: Vec<String>,
     /// The child gets toolshelf's whole environment.
     pub inherit_env: bool,
+    /// Tags of every tool of the server.
+    pub tags: Vec<String>,
+    /// Overrides by the tool's name on the server, in file order.
+    pub tools: IndexMap<String, ToolOverride>,
+}
+
+/// How one tool is shown to the agent; `None` keeps what the server says.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolOverride {
+    pub alias: Option<String>,
+    pub description: Option<String>,
+    pub title: Option<String>,
+    pub tags: Vec<String>,
+    pub hidden: bool,
 }
 
 impl fmt::Debug for ServerSpec {
@@ -84,6 +98,8 @@ impl fmt::Debug for ServerSpec {
             .field("idle_timeout", &self.idle_timeout)
             .field("env_passthrough", &self.env_passthrough)
             .field("inherit_env", &self.inherit_env)
+            .field("tags", &self.tags)
+            .field("tools", &self.tools)
             .finish()
     }
 }

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::{
     Config, DEFAULT_CALL_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, ServerSpec,
-    ToolFilter, ToolboxSpec,
+    ToolFilter, ToolOverride, ToolboxSpec,
     expand::expand,
     file::{ConfigFile, DefaultsFile, ServerFile, ToolFiltersFile},
 };
@@ -126,6 +126,7 @@ fn build(
             description,
             servers: specs,
         };
+        check_aliases(&spec, problems);
         toolboxes.insert(name.clone(), Arc::new(spec));
     }
     Config { toolboxes }
@@ -242,6 +243,46 @@ fn build_server(
         idle_timeout: (!idle_timeout.is_zero()).then_some(idle_timeout),
         env_passthrough: server.env_passthrough,
         inherit_env: server.inherit_env,
+        tags: server.tags,
+        tools: server
+            .tools
+            .into_iter()
+            .map(|(name, tool)| {
+                let tool = ToolOverride {
+                    alias: tool.alias,
+                    description: tool.description,
+                    title: tool.title,
+                    tags: tool.tags,
+                    hidden: tool.hidden,
+                };
+                (name, tool)
+            })
+            .collect(),
+    }
+}
+
+/// Two equal aliases in one toolbox: a problem at each later one, naming the first.
+fn check_aliases(toolbox: &ToolboxSpec, problems: &mut Vec<Violation>) {
+    let mut seen: Vec<(&str, String)> = Vec::new();
+    for server in &toolbox.servers {
+        for (tool, change) in &server.tools {
+            let Some(alias) = change.alias.as_deref() else {
+                continue;
+            };
+            let path = format!(
+                "toolboxes.{}.mcpServers.{}.tools.{tool}.alias",
+                toolbox.name, server.name
+            );
+            match seen.iter().find(|(other, _)| *other == alias) {
+                Some((_, first)) => problems.push(problem(
+                    path,
+                    format!(
+                        "alias '{alias}' is already used at {first}; aliases must differ within a toolbox, so change one of them"
+                    ),
+                )),
+                None => seen.push((alias, path)),
+            }
+        }
     }
 }
 

@@ -30,6 +30,9 @@ pub(crate) struct Opened<'a> {
     pub description: &'a str,
     pub servers: Vec<ServerSummary<'a>>,
     pub tools: Vec<ToolSummary<'a>>,
+    /// Config overrides that name no tool of their server.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -47,6 +50,8 @@ pub(crate) struct ToolSummary<'a> {
     pub server: &'a str,
     pub name: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub alias: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<&'a str>,
@@ -55,6 +60,8 @@ pub(crate) struct ToolSummary<'a> {
     pub output_schema: Option<&'a JsonObject>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub annotations: Option<&'a ToolAnnotations>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub tags: &'a [String],
 }
 
 pub(crate) async fn open_toolbox(
@@ -70,7 +77,14 @@ pub(crate) async fn open_toolbox(
             toolbox,
         });
     };
-    toolboxes.open(boxed).await;
+    if let Err(conflicts) = toolboxes.open(boxed).await {
+        // A toolbox that does not open leaves no process behind.
+        toolboxes.close(boxed).await;
+        return Err(ToolError::AliasConflict {
+            toolbox: boxed.spec.name.clone(),
+            conflicts,
+        });
+    }
     describe(boxed)
 }
 
@@ -111,14 +125,16 @@ pub(crate) fn describe(toolbox: &Toolbox) -> Result<CallToolResult, ToolError> {
                     tools: catalog.len(),
                     error: None,
                 });
-                tools.extend(catalog.iter().map(|tool| ToolSummary {
+                tools.extend(catalog.iter().map(|entry| ToolSummary {
                     server: name,
-                    name: &tool.name,
-                    title: tool.title.as_deref(),
-                    description: tool.description.as_deref(),
-                    input_schema: &tool.input_schema,
-                    output_schema: tool.output_schema.as_deref(),
-                    annotations: tool.annotations.as_ref(),
+                    name: entry.name(),
+                    alias: entry.alias.as_deref(),
+                    title: entry.title.as_deref(),
+                    description: entry.description.as_deref(),
+                    input_schema: &entry.tool.input_schema,
+                    output_schema: entry.tool.output_schema.as_deref(),
+                    annotations: entry.tool.annotations.as_ref(),
+                    tags: &entry.tags,
                 }));
             }
             Some(error) => servers.push(ServerSummary {
@@ -134,6 +150,7 @@ pub(crate) fn describe(toolbox: &Toolbox) -> Result<CallToolResult, ToolError> {
         description: &toolbox.spec.description,
         servers,
         tools,
+        warnings: toolbox.warnings(),
     };
     let structured = serde_json::to_value(&opened).unwrap_or(Value::Null);
     let text = structured.to_string();

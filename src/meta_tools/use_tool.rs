@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::message_size;
 use crate::{
     children::ProgressTarget,
-    error::{Context, ToolError},
+    error::{Context, DownstreamKind, ToolError},
     schema_check::SchemaCheck,
     toolboxes::Toolboxes,
 };
@@ -75,42 +75,49 @@ pub(crate) async fn use_tool(
             server,
         });
     };
-    let downstream = |error: String| ToolError::Downstream {
+    let downstream = |kind: DownstreamKind, error: String| ToolError::Downstream {
         toolbox: toolbox.clone(),
         server: server.clone(),
         name: name.clone(),
+        kind,
         error,
     };
     for _ in 0..RETRIES {
         // A server that is not running (never started, crashed, idle) starts here.
-        let child = slot
-            .ensure(toolboxes.processes())
-            .await
-            .map_err(|reason| downstream(format!("the server is not available: {reason}")))?;
-        if !slot.catalog.has(&name) {
+        let child = slot.ensure(toolboxes.processes()).await.map_err(|reason| {
+            downstream(
+                DownstreamKind::ServerUnavailable,
+                format!("the server is not available: {reason}"),
+            )
+        })?;
+        let Some(tool) = slot.catalog.resolve(&name) else {
             return Err(ToolError::ToolUnknown {
                 known: slot.catalog.names(),
+                toolbox,
                 server,
                 name,
             });
-        }
+        };
+        let canonical = tool.name();
         let _in_flight = child.begin_call();
         if !slot.is_current(&child) {
             continue; // retired for idleness just now: take the next one
         }
-        tracing::debug!(toolbox = %toolbox, server = %server, tool = %name, "forwarding call");
-        return match child.call(&name, arguments, cancel, progress).await {
+        tracing::debug!(toolbox = %toolbox, server = %server, tool = %canonical, called_as = %name, "forwarding call");
+        return match child.call(canonical, arguments, cancel, progress).await {
             Ok(result) => {
                 slot.answered();
-                message_size::check(result).map_err(downstream)
+                message_size::check(result)
+                    .map_err(|error| downstream(DownstreamKind::ResultTooLarge, error))
             }
             Err(error) => {
-                tracing::warn!(toolbox = %toolbox, server = %server, tool = %name, error = %error, "call failed");
-                Err(downstream(error.to_string()))
+                tracing::warn!(toolbox = %toolbox, server = %server, tool = %canonical, called_as = %name, error = %error, "call failed");
+                Err(downstream(error.kind(), error.to_string()))
             }
         };
     }
     Err(downstream(
+        DownstreamKind::ServerUnavailable,
         "the server kept stopping before the call could be sent; try again".into(),
     ))
 }

@@ -88,8 +88,9 @@ impl Toolboxes {
     }
 
     /// Starts every server of `toolbox` that is not running, concurrently. The toolbox counts as
-    /// open once any of its servers is ready.
-    pub(crate) async fn open(&self, toolbox: &Toolbox) {
+    /// open once any of its servers is ready, unless an alias clashes with a tool name: then it
+    /// stays closed and the conflicts (with their fixes) are returned; `close` stops its children.
+    pub(crate) async fn open(&self, toolbox: &Toolbox) -> Result<(), Vec<String>> {
         join_all(
             toolbox
                 .servers
@@ -97,9 +98,21 @@ impl Toolboxes {
                 .map(|slot| slot.ensure(&self.processes)),
         )
         .await;
+        let conflicts = toolbox.alias_conflicts();
+        if !conflicts.is_empty() {
+            toolbox.open.store(false, Ordering::Release);
+            return Err(conflicts);
+        }
         if toolbox.servers.iter().any(|slot| slot.live().is_some()) {
             toolbox.open.store(true, Ordering::Release);
         }
+        Ok(())
+    }
+
+    /// Closes `toolbox`: stops its children; the next open starts afresh.
+    pub(crate) async fn close(&self, toolbox: &Toolbox) {
+        toolbox.open.store(false, Ordering::Release);
+        join_all(toolbox.servers.iter().map(ServerSlot::stop)).await;
     }
 
     /// Stops every child, concurrently, within `SHUTDOWN_LIMIT`; no process is started after
@@ -130,6 +143,26 @@ impl Toolboxes {
 }
 
 impl Toolbox {
+    /// Aliases that equal another visible tool's name, across the toolbox's ready servers.
+    pub(crate) fn alias_conflicts(&self) -> Vec<String> {
+        let catalogs: Vec<(&str, &crate::catalog::ServerCatalog)> = self
+            .servers
+            .iter()
+            .filter(|slot| slot.live().is_some())
+            .map(|slot| (slot.spec.name.as_str(), slot.catalog.as_ref()))
+            .collect();
+        crate::catalog::alias_conflicts(&catalogs)
+    }
+
+    /// Overrides that name no tool of their (ready) server.
+    pub(crate) fn warnings(&self) -> Vec<String> {
+        self.servers
+            .iter()
+            .filter(|slot| slot.live().is_some())
+            .flat_map(|slot| slot.catalog.warnings())
+            .collect()
+    }
+
     pub(crate) fn is_open(&self) -> bool {
         self.open.load(Ordering::Acquire)
     }

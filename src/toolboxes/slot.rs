@@ -41,7 +41,7 @@ pub(crate) struct ServerSlot {
 impl ServerSlot {
     pub(crate) fn new(toolbox: &str, spec: Arc<ServerSpec>) -> Self {
         Self {
-            catalog: Arc::new(ServerCatalog::new(spec.tool_filter.clone())),
+            catalog: Arc::new(ServerCatalog::new(toolbox, &spec)),
             spec,
             toolbox: toolbox.to_owned(),
             state: RwLock::new(ServerState::NotStarted),
@@ -151,6 +151,21 @@ impl ServerSlot {
     /// The child answered a call: earlier failures stop counting against it.
     pub(crate) fn answered(&self) {
         self.backoff().succeeded();
+    }
+
+    /// Stops the child, if any, and forgets it (the next start is a fresh one).
+    pub(crate) async fn stop(&self) {
+        let _starting = self.start_lock.lock().await;
+        let previous = std::mem::replace(
+            &mut *self
+                .state
+                .write()
+                .unwrap_or_else(|poison| poison.into_inner()),
+            ServerState::NotStarted,
+        );
+        if let ServerState::Ready(child) = previous {
+            child.shutdown().await;
+        }
     }
 
     /// Stops `child` for idleness if it is still current, unused and nobody is starting it.

@@ -86,6 +86,32 @@ const CORPUS: &[(&str, &str)] = &[
     }}"#,
     ),
     (
+        "naming",
+        r#"{"toolboxes": {
+        "dev": { "mcpServers": {
+            "git": { "command": "x", "tags": ["git", "Version Control", "-x", "a"],
+                     "tools": {
+                         "git_status": { "alias": "status", "tags": ["read-only", "read_only"] },
+                         "git_log": { "alias": "Log!" },
+                         "git_diff": { "alias": "d" },
+                         "git_show": { "alias": "status", "hiden": true }
+                     } },
+            "hg": { "command": "y", "tools": { "hg_status": { "alias": "status" } } }
+        } },
+        "other": { "mcpServers": { "git": { "command": "x", "tools": { "git_status": { "alias": "status" } } } } }
+    }}"#,
+    ),
+    (
+        "duplicate_aliases",
+        r#"{"toolboxes": {
+        "dev": { "mcpServers": {
+            "git": { "command": "x", "tools": { "git_status": { "alias": "status" }, "git_show": { "alias": "status" } } },
+            "hg": { "command": "y", "tools": { "hg_status": { "alias": "status" } } }
+        } },
+        "other": { "mcpServers": { "git": { "command": "x", "tools": { "git_status": { "alias": "status" } } } } }
+    }}"#,
+    ),
+    (
         "timeouts",
         r#"{"toolboxes": {
         "a": { "mcpServers": { "s": { "command": "x", "startupTimeout": 0, "callTimeout": 1e300 } } }
