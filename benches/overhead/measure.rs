@@ -1,0 +1,664 @@
+//! The measurements of the overhead benchmark. Shared with the integration tests, which run it
+//! in quick mode as a smoke check (they assert shapes, never timings).
+//!
+//! Every comparison runs the same rmcp client against the fixture child twice: directly, and
+//! through `toolshelf serve`. Direct and proxied runs alternate (ABAB…) so machine drift hits both.
+
+use std::{
+    path::{Path, PathBuf},
+    process::Stdio,
+    time::{Duration, Instant},
+};
+
+use anyhow::{Context as _, bail};
+use futures::{StreamExt, stream};
+use rmcp::{
+    RoleClient, ServiceExt,
+    model::{CallToolRequestParams, CallToolResult},
+    service::RunningService,
+    transport::TokioChildProcess,
+};
+use serde_json::{Value, json};
+
+/// What to run and how much of it.
+pub struct Options {
+    /// A smoke run: every figure, few samples, well under 30 s.
+    pub quick: bool,
+    pub toolshelf: PathBuf,
+    pub fixture: PathBuf,
+}
+
+type Client = RunningService<RoleClient, ()>;
+
+/// The targets the README states next to the figures.
+pub const TARGET_ADDED_P50_US: f64 = 50.0;
+pub const TARGET_P99_RATIO: f64 = 1.3;
+pub const TARGET_THROUGHPUT_32: f64 = 0.8;
+pub const TARGET_IDLE_RSS_KB: u64 = 8 * 1024;
+pub const TARGET_RSS_GROWTH_KB: u64 = 2 * 1024;
+pub const TARGET_OPEN_16_RATIO: f64 = 1.2;
+pub const TARGET_TOOLS_LIST_BYTES: usize = 2400;
+
+/// Runs every measurement and returns all figures as JSON.
+pub async fn run(options: &Options) -> anyhow::Result<Value> {
+    let dir = tempfile::tempdir()?;
+    let bench = Bench {
+        options,
+        dir: dir.path(),
+    };
+    let (direct, proxied, pid) = bench.pair().await?;
+    let mut report = json!({
+        "machine": machine(),
+        "quick": options.quick,
+    });
+    report["latency"] = bench.latency(&direct, &proxied).await?;
+    report["payload"] = bench.payload(&direct, &proxied).await?;
+    report["throughput"] = bench.throughput(&direct, &proxied).await?;
+    report["memory"] = bench.memory(&proxied, pid).await?;
+    drop(direct);
+    close(proxied).await;
+    report["open"] = bench.cold_open().await?;
+    report["spawn"] = bench.spawn().await?;
+    report["context"] = bench.context().await?;
+    report["targets"] = targets(&report);
+    Ok(report)
+}
+
+struct Bench<'a> {
+    options: &'a Options,
+    dir: &'a Path,
+}
+
+impl Bench<'_> {
+    fn rounds(&self, quick: usize, full: usize) -> usize {
+        if self.options.quick { quick } else { full }
+    }
+
+    fn fixture_server(&self, args: &[&str]) -> Value {
+        json!({ "command": self.options.fixture, "args": args, "idleTimeout": 0 })
+    }
+
+    /// Writes a config with `toolboxes` and returns its path.
+    fn config(&self, name: &str, toolboxes: Value) -> anyhow::Result<PathBuf> {
+        let path = self.dir.join(format!("{name}.json"));
+        std::fs::write(
+            &path,
+            serde_json::to_vec(&json!({ "toolboxes": toolboxes }))?,
+        )?;
+        Ok(path)
+    }
+
+    async fn direct(&self, args: &[&str]) -> anyhow::Result<Client> {
+        let mut command = tokio::process::Command::new(&self.options.fixture);
+        command.args(args);
+        connect(command).await
+    }
+
+    /// `toolshelf serve` on `config`, connected; returns the client and toolshelf's pid.
+    async fn toolshelf(&self, config: &Path) -> anyhow::Result<(Client, u32)> {
+        let mut command = tokio::process::Command::new(&self.options.toolshelf);
+        command
+            .arg("serve")
+            .arg("--config")
+            .arg(config)
+            .env("RUST_LOG", "error");
+        let (transport, _) = TokioChildProcess::builder(command)
+            .stderr(Stdio::null())
+            .spawn()?;
+        let pid = transport.id().context("toolshelf has no pid")?;
+        let client = ().serve(transport).await?;
+        Ok((client, pid))
+    }
+
+    /// A direct client of the fixture and a client of toolshelf with the fixture opened.
+    async fn pair(&self) -> anyhow::Result<(Client, Client, u32)> {
+        let direct = self.direct(&[]).await?;
+        let config = self.config(
+            "pair",
+            json!({"bench": {"mcpServers": {"fx": self.fixture_server(&[])}}}),
+        )?;
+        let (proxied, pid) = self.toolshelf(&config).await?;
+        let opened = call(&proxied, "open_toolbox", json!({"toolbox": "bench"})).await?;
+        if opened.is_error == Some(true) {
+            bail!("open_toolbox failed: {opened:?}");
+        }
+        Ok((direct, proxied, pid))
+    }
+
+    /// Sequential round trips of `tool`, alternating direct and proxied blocks.
+    async fn alternate(
+        &self,
+        direct: &Client,
+        proxied: &Client,
+        tool: &str,
+        arguments: Value,
+        rounds: usize,
+        per_round: usize,
+    ) -> anyhow::Result<(Vec<Duration>, Vec<Duration>)> {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        // Warm-up: connections, caches, allocator.
+        for _ in 0..per_round.min(100) {
+            call(direct, tool, arguments.clone()).await?;
+            use_tool(proxied, tool, arguments.clone()).await?;
+        }
+        for _ in 0..rounds {
+            for _ in 0..per_round {
+                let began = Instant::now();
+                call(direct, tool, arguments.clone()).await?;
+                a.push(began.elapsed());
+            }
+            for _ in 0..per_round {
+                let began = Instant::now();
+                use_tool(proxied, tool, arguments.clone()).await?;
+                b.push(began.elapsed());
+            }
+        }
+        Ok((a, b))
+    }
+
+    /// 1. Sequential round trip of a no-op tool.
+    async fn latency(&self, direct: &Client, proxied: &Client) -> anyhow::Result<Value> {
+        let (rounds, per_round) = (self.rounds(4, 40), self.rounds(50, 500));
+        let (a, b) = self
+            .alternate(direct, proxied, "echo", json!({}), rounds, per_round)
+            .await?;
+        Ok(compare(&a, &b))
+    }
+
+    /// 2. The same with large text results.
+    async fn payload(&self, direct: &Client, proxied: &Client) -> anyhow::Result<Value> {
+        let mut figures = serde_json::Map::new();
+        for (label, bytes, per_round) in [("100KB", 100_000, 50), ("1MB", 1_000_000, 10)] {
+            let rounds = self.rounds(2, 10);
+            let per_round = if self.options.quick { 3 } else { per_round };
+            let arguments = json!({"bytes": bytes});
+            let (a, b) = self
+                .alternate(direct, proxied, "big", arguments, rounds, per_round)
+                .await?;
+            figures.insert(label.into(), compare(&a, &b));
+        }
+        Ok(Value::Object(figures))
+    }
+
+    /// 3. Calls per second with N calls in flight on one connection.
+    async fn throughput(&self, direct: &Client, proxied: &Client) -> anyhow::Result<Value> {
+        let total = self.rounds(200, 4000);
+        let rounds = self.rounds(1, 3);
+        let mut figures = serde_json::Map::new();
+        for in_flight in [1usize, 8, 32, 128] {
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for _ in 0..rounds {
+                a.push(rate(total, in_flight, || call(direct, "echo", json!({}))).await?);
+                b.push(rate(total, in_flight, || use_tool(proxied, "echo", json!({}))).await?);
+            }
+            let (direct_rate, proxied_rate) = (median(&mut a), median(&mut b));
+            figures.insert(
+                in_flight.to_string(),
+                json!({
+                    "direct_calls_per_s": round(direct_rate),
+                    "proxied_calls_per_s": round(proxied_rate),
+                    "ratio": round3(proxied_rate / direct_rate),
+                }),
+            );
+        }
+        Ok(Value::Object(figures))
+    }
+
+    /// 5. toolshelf's resident memory: idle, with 16 children open, and over many calls.
+    async fn memory(&self, proxied: &Client, pid_with_one: u32) -> anyhow::Result<Value> {
+        // A fresh toolshelf for the idle and 16-children figures.
+        let servers: serde_json::Map<String, Value> = (0..16)
+            .map(|index| (format!("fx{index}"), self.fixture_server(&[])))
+            .collect();
+        let config = self.config("memory", json!({"many": {"mcpServers": servers}}))?;
+        let (client, pid) = self.toolshelf(&config).await?;
+        let idle = rss_kb(pid)?;
+        call(&client, "open_toolbox", json!({"toolbox": "many"})).await?;
+        let with_16 = rss_kb(pid)?;
+        close(client).await;
+
+        // Growth over many calls, on the toolshelf that has served all the runs above.
+        let calls = self.rounds(2_000, 100_000);
+        rate(calls / 10, 32, || use_tool(proxied, "echo", json!({}))).await?;
+        let before = rss_kb(pid_with_one)?;
+        rate(calls, 32, || use_tool(proxied, "echo", json!({}))).await?;
+        let after = rss_kb(pid_with_one)?;
+        Ok(json!({
+            "idle_kb": idle,
+            "with_16_children_kb": with_16,
+            "calls": calls,
+            "before_calls_kb": before,
+            "after_calls_kb": after,
+            "growth_kb": after as i64 - before as i64,
+        }))
+    }
+
+    /// 4. Cold open of 1, 4 and 16 children that each take 200 ms to start, against the
+    ///    slowest of the same children started directly; and a re-open.
+    async fn cold_open(&self) -> anyhow::Result<Value> {
+        let mut figures = serde_json::Map::new();
+        let delay = ["--init-delay-ms", "200"];
+        for count in [1usize, 4, 16] {
+            let starts = (0..count).map(|_| async {
+                let began = Instant::now();
+                let client = self.direct(&delay).await?;
+                client.list_all_tools().await?;
+                let took = began.elapsed();
+                drop(client);
+                anyhow::Ok(took)
+            });
+            let direct: Vec<Duration> = futures::future::try_join_all(starts).await?;
+            let slowest = direct.iter().max().copied().unwrap_or_default();
+
+            let servers: serde_json::Map<String, Value> = (0..count)
+                .map(|index| (format!("fx{index}"), self.fixture_server(&delay)))
+                .collect();
+            let config = self.config(
+                &format!("open{count}"),
+                json!({"slow": {"mcpServers": servers}}),
+            )?;
+            let (client, _) = self.toolshelf(&config).await?;
+            let began = Instant::now();
+            let opened = call(&client, "open_toolbox", json!({"toolbox": "slow"})).await?;
+            let open = began.elapsed();
+            if opened.is_error == Some(true) {
+                bail!("open of {count} failed: {opened:?}");
+            }
+            let began = Instant::now();
+            call(&client, "open_toolbox", json!({"toolbox": "slow"})).await?;
+            let reopen = began.elapsed();
+            close(client).await;
+            figures.insert(
+                count.to_string(),
+                json!({
+                    "open_ms": ms(open),
+                    "slowest_child_ms": ms(slowest),
+                    "ratio": round3(open.as_secs_f64() / slowest.as_secs_f64()),
+                    "reopen_us": us(reopen),
+                }),
+            );
+        }
+        Ok(Value::Object(figures))
+    }
+
+    /// 6. From spawning `toolshelf serve` to the answer of `initialize`.
+    async fn spawn(&self) -> anyhow::Result<Value> {
+        let config = self.config(
+            "spawn",
+            json!({"bench": {"mcpServers": {"fx": self.fixture_server(&[])}}}),
+        )?;
+        let mut times = Vec::new();
+        for _ in 0..self.rounds(3, 20) {
+            let began = Instant::now();
+            let (client, _) = self.toolshelf(&config).await?;
+            times.push(began.elapsed());
+            close(client).await;
+        }
+        Ok(json!({ "initialize_ms": percentiles_ms(&mut times) }))
+    }
+
+    /// 7. Bytes the agent reads: toolshelf's tools/list with 10 toolboxes, and open_toolbox
+    ///    against the child's own tools/list.
+    async fn context(&self) -> anyhow::Result<Value> {
+        let toolboxes: serde_json::Map<String, Value> = (0..10)
+            .map(|index| {
+                let toolbox = json!({
+                    "description": format!("Toolbox number {index}: what its servers are for, in one line"),
+                    "mcpServers": {"main": self.fixture_server(&[]), "extra": self.fixture_server(&[])},
+                });
+                (format!("toolbox-{index}"), toolbox)
+            })
+            .collect();
+        let config = self.config("context", Value::Object(toolboxes))?;
+        let (client, _) = self.toolshelf(&config).await?;
+        let listed = client.list_tools(None).await?;
+        let tools_list = serde_json::to_vec(&listed)?.len();
+        let opened = call(&client, "open_toolbox", json!({"toolbox": "toolbox-0"})).await?;
+        let open_text = opened
+            .content
+            .first()
+            .and_then(|block| block.as_text())
+            .map(|text| text.text.len())
+            .unwrap_or(0);
+        let open_result = serde_json::to_vec(&opened)?.len();
+        close(client).await;
+        let direct = self.direct(&[]).await?;
+        let child_list = serde_json::to_vec(&direct.list_tools(None).await?)?.len();
+        Ok(json!({
+            "tools_list_bytes_10_toolboxes": tools_list,
+            "tools_list_tokens_estimate": tools_list / 4,
+            "open_toolbox_text_bytes": open_text,
+            "open_toolbox_result_bytes": open_result,
+            "children_tools_list_bytes": 2 * child_list,
+        }))
+    }
+}
+
+async fn connect(command: tokio::process::Command) -> anyhow::Result<Client> {
+    let (transport, _) = TokioChildProcess::builder(command)
+        .stderr(Stdio::null())
+        .spawn()?;
+    Ok(().serve(transport).await?)
+}
+
+async fn close(mut client: Client) {
+    let _ = tokio::time::timeout(Duration::from_secs(15), client.close()).await;
+}
+
+async fn call(client: &Client, tool: &str, arguments: Value) -> anyhow::Result<CallToolResult> {
+    let Value::Object(arguments) = arguments else {
+        bail!("arguments must be an object");
+    };
+    let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+    Ok(client.call_tool(params).await?)
+}
+
+async fn use_tool(client: &Client, tool: &str, arguments: Value) -> anyhow::Result<CallToolResult> {
+    let result = call(
+        client,
+        "use_tool",
+        json!({"tool": {"toolbox": "bench", "server": "fx", "name": tool}, "arguments": arguments}),
+    )
+    .await?;
+    if result.is_error == Some(true) {
+        bail!("use_tool failed: {result:?}");
+    }
+    Ok(result)
+}
+
+/// Calls per second for `total` calls with `in_flight` at once.
+async fn rate<F, Fut>(total: usize, in_flight: usize, call: F) -> anyhow::Result<f64>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<CallToolResult>>,
+{
+    let began = Instant::now();
+    let mut results = stream::iter(0..total)
+        .map(|_| call())
+        .buffer_unordered(in_flight);
+    while let Some(result) = results.next().await {
+        result?;
+    }
+    Ok(total as f64 / began.elapsed().as_secs_f64())
+}
+
+fn compare(direct: &[Duration], proxied: &[Duration]) -> Value {
+    let (mut a, mut b) = (direct.to_vec(), proxied.to_vec());
+    let (da, db) = (percentiles_us(&mut a), percentiles_us(&mut b));
+    json!({
+        "samples": direct.len(),
+        "direct_us": da,
+        "proxied_us": db,
+        "added_p50_us": round(db["p50"].as_f64().unwrap_or(0.0) - da["p50"].as_f64().unwrap_or(0.0)),
+        "added_p99_us": round(db["p99"].as_f64().unwrap_or(0.0) - da["p99"].as_f64().unwrap_or(0.0)),
+        "ratio_p50": round3(db["p50"].as_f64().unwrap_or(0.0) / da["p50"].as_f64().unwrap_or(1.0)),
+        "ratio_p99": round3(db["p99"].as_f64().unwrap_or(0.0) / da["p99"].as_f64().unwrap_or(1.0)),
+    })
+}
+
+fn percentile(sorted: &[Duration], fraction: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let index = ((sorted.len() - 1) as f64 * fraction).round() as usize;
+    sorted[index.min(sorted.len() - 1)]
+}
+
+fn percentiles_us(samples: &mut [Duration]) -> Value {
+    samples.sort_unstable();
+    json!({
+        "p50": us(percentile(samples, 0.50)),
+        "p90": us(percentile(samples, 0.90)),
+        "p99": us(percentile(samples, 0.99)),
+    })
+}
+
+fn percentiles_ms(samples: &mut [Duration]) -> Value {
+    samples.sort_unstable();
+    json!({
+        "p50": ms(percentile(samples, 0.50)),
+        "p90": ms(percentile(samples, 0.90)),
+        "p99": ms(percentile(samples, 0.99)),
+    })
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(0.0)
+}
+
+fn us(duration: Duration) -> f64 {
+    round(duration.as_secs_f64() * 1e6)
+}
+
+fn ms(duration: Duration) -> f64 {
+    round(duration.as_secs_f64() * 1e4) / 10.0
+}
+
+fn round(value: f64) -> f64 {
+    value.round()
+}
+
+fn round3(value: f64) -> f64 {
+    (value * 1000.0).round() / 1000.0
+}
+
+/// VmRSS of `pid`, in KiB.
+fn rss_kb(pid: u32) -> anyhow::Result<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .context("no VmRSS in /proc/PID/status")
+}
+
+fn machine() -> Value {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find_map(|line| line.strip_prefix("model name"))
+                .map(|rest| rest.trim_start_matches([' ', '\t', ':']).to_owned())
+        })
+        .unwrap_or_default();
+    let cores = std::thread::available_parallelism().map_or(0, usize::from);
+    json!({ "cpu": cpu, "cores": cores })
+}
+
+/// Each target with the figure measured and whether it is met.
+fn targets(report: &Value) -> Value {
+    let number = |pointer: &str| {
+        report
+            .pointer(pointer)
+            .and_then(Value::as_f64)
+            .unwrap_or(f64::NAN)
+    };
+    let check = |name: &str, measured: f64, target: f64, at_most: bool| {
+        let met = if at_most {
+            measured <= target
+        } else {
+            measured >= target
+        };
+        json!({ "target": name, "measured": measured, "limit": target, "met": met })
+    };
+    json!([
+        check(
+            "added latency p50 (us)",
+            number("/latency/added_p50_us"),
+            TARGET_ADDED_P50_US,
+            true
+        ),
+        check(
+            "proxied p99 / direct p99",
+            number("/latency/ratio_p99"),
+            TARGET_P99_RATIO,
+            true
+        ),
+        check(
+            "throughput at 32 in flight, proxied / direct",
+            number("/throughput/32/ratio"),
+            TARGET_THROUGHPUT_32,
+            false
+        ),
+        check(
+            "idle RSS (KiB)",
+            number("/memory/idle_kb"),
+            TARGET_IDLE_RSS_KB as f64,
+            true
+        ),
+        check(
+            "RSS growth over the calls (KiB)",
+            number("/memory/growth_kb"),
+            TARGET_RSS_GROWTH_KB as f64,
+            true
+        ),
+        check(
+            "open of 16 children / slowest child",
+            number("/open/16/ratio"),
+            TARGET_OPEN_16_RATIO,
+            true
+        ),
+        check(
+            "tools/list bytes, 10 toolboxes",
+            number("/context/tools_list_bytes_10_toolboxes"),
+            TARGET_TOOLS_LIST_BYTES as f64,
+            true
+        ),
+        check(
+            "open_toolbox text bytes / children's tools/list bytes",
+            number("/context/open_toolbox_text_bytes")
+                / number("/context/children_tools_list_bytes"),
+            1.0,
+            true
+        ),
+    ])
+}
+
+/// The figures as a table for the terminal.
+pub fn table(report: &Value) -> String {
+    let mut text = String::new();
+    let line = |text: &mut String, row: String| {
+        text.push_str(&row);
+        text.push('\n');
+    };
+    line(
+        &mut text,
+        format!(
+            "machine: {} ({} cores){}",
+            report["machine"]["cpu"].as_str().unwrap_or("?"),
+            report["machine"]["cores"],
+            if report["quick"] == json!(true) {
+                ", QUICK run"
+            } else {
+                ""
+            }
+        ),
+    );
+    line(&mut text, String::new());
+    line(&mut text, "round trip (us)          direct p50/p90/p99        proxied p50/p90/p99       added p50   p99 ratio".into());
+    for (label, pointer) in [
+        ("no-op", "/latency"),
+        ("100 KB text", "/payload/100KB"),
+        ("1 MB text", "/payload/1MB"),
+    ] {
+        let figure = &report.pointer(pointer).cloned().unwrap_or_default();
+        let triple = |side: &str| {
+            format!(
+                "{}/{}/{}",
+                figure[side]["p50"], figure[side]["p90"], figure[side]["p99"]
+            )
+        };
+        line(
+            &mut text,
+            format!(
+                "{label:<24} {:<25} {:<25} {:>9}   {:>9}",
+                triple("direct_us"),
+                triple("proxied_us"),
+                figure["added_p50_us"],
+                figure["ratio_p99"]
+            ),
+        );
+    }
+    line(&mut text, String::new());
+    line(
+        &mut text,
+        "in flight   direct calls/s   proxied calls/s   ratio".into(),
+    );
+    for in_flight in ["1", "8", "32", "128"] {
+        let figure = &report["throughput"][in_flight];
+        line(
+            &mut text,
+            format!(
+                "{in_flight:>9}   {:>14}   {:>15}   {:>5}",
+                figure["direct_calls_per_s"], figure["proxied_calls_per_s"], figure["ratio"]
+            ),
+        );
+    }
+    line(&mut text, String::new());
+    line(
+        &mut text,
+        "children   open ms   slowest child ms   ratio   re-open us".into(),
+    );
+    for count in ["1", "4", "16"] {
+        let figure = &report["open"][count];
+        line(
+            &mut text,
+            format!(
+                "{count:>8}   {:>7}   {:>16}   {:>5}   {:>10}",
+                figure["open_ms"], figure["slowest_child_ms"], figure["ratio"], figure["reopen_us"]
+            ),
+        );
+    }
+    line(&mut text, String::new());
+    let memory = &report["memory"];
+    line(
+        &mut text,
+        format!(
+            "RSS KiB: idle {}, with 16 children {}, {} calls: {} -> {} (growth {})",
+            memory["idle_kb"],
+            memory["with_16_children_kb"],
+            memory["calls"],
+            memory["before_calls_kb"],
+            memory["after_calls_kb"],
+            memory["growth_kb"]
+        ),
+    );
+    line(
+        &mut text,
+        format!(
+            "spawn to initialize (ms): {}",
+            report["spawn"]["initialize_ms"]
+        ),
+    );
+    let context = &report["context"];
+    line(
+        &mut text,
+        format!(
+            "context bytes: tools/list with 10 toolboxes {} (~{} tokens); open_toolbox text {} (whole result {}) vs the children's tools/list {}",
+            context["tools_list_bytes_10_toolboxes"],
+            context["tools_list_tokens_estimate"],
+            context["open_toolbox_text_bytes"],
+            context["open_toolbox_result_bytes"],
+            context["children_tools_list_bytes"]
+        ),
+    );
+    line(&mut text, String::new());
+    line(
+        &mut text,
+        "target                                                  measured      limit   met".into(),
+    );
+    for target in report["targets"].as_array().into_iter().flatten() {
+        line(
+            &mut text,
+            format!(
+                "{:<55} {:>9.3} {:>10} {:>5}",
+                target["target"].as_str().unwrap_or(""),
+                target["measured"].as_f64().unwrap_or(f64::NAN),
+                target["limit"],
+                target["met"]
+            ),
+        );
+    }
+    text
+}

@@ -1,0 +1,24 @@
+//! The overhead benchmark, run in quick mode as a smoke check: every figure is produced and
+//! plausible. Timings are never asserted here (the machine is shared and noisy); the numbers
+//! come from `cargo bench --bench overhead`.
+
+#[path = "../../benches/overhead/measure.rs"]
+mod measure;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_benchmark_runs_in_quick_mode() {
+    let options = measure::Options {
+        quick: true,
+        toolshelf: crate::harness::toolshelf_bin().into(),
+        fixture: crate::harness::fixture_bin().into(),
+    };
+    let report = measure::run(&options).await.expect("the benchmark runs");
+    let targets = report["targets"].as_array().expect("targets");
+    assert_eq!(targets.len(), 8);
+    for target in targets {
+        let measured = target["measured"].as_f64().expect("a number");
+        assert!(measured.is_finite(), "{target}");
+    }
+    assert!(report["latency"]["samples"].as_u64() > Some(0));
+    assert!(!measure::table(&report).is_empty());
+}
