@@ -122,14 +122,18 @@ impl ServerCatalog {
         self.listing().tools.clone()
     }
 
-    /// The tool called `name` (its canonical name, or else its alias).
-    pub(crate) fn resolve(&self, name: &str) -> Option<CatalogTool> {
-        let tools = self.tools();
+    /// The canonical name of the tool called `name` (its canonical name, or else its alias).
+    pub(crate) fn resolve(&self, name: &str) -> Option<std::borrow::Cow<'static, str>> {
+        let listing = self
+            .listing
+            .read()
+            .unwrap_or_else(|poison| poison.into_inner());
+        let tools = &listing.tools;
         let found = tools
             .iter()
             .find(|tool| tool.name() == name)
             .or_else(|| tools.iter().find(|tool| tool.answers_to(name)));
-        found.cloned()
+        found.map(|tool| tool.tool.name.clone())
     }
 
     /// Every name a tool can be called by: canonical names, then aliases.
@@ -245,13 +249,7 @@ mod tests {
         assert_eq!(tools[0].tags, ["git", "vcs", "read-only"]);
         assert_eq!(tools[1].description.as_deref(), Some("l"));
         assert_eq!(tools[1].tags, ["git", "vcs"]);
-        assert_eq!(
-            catalog
-                .resolve("status")
-                .map(|t| t.tool.name.to_string())
-                .as_deref(),
-            Some("git_status")
-        );
+        assert_eq!(catalog.resolve("status").as_deref(), Some("git_status"));
         assert!(
             catalog.resolve("git_push").is_none(),
             "hidden tools are not callable"

@@ -3,8 +3,8 @@
 
 use std::{
     sync::{
-        Arc, Mutex,
-        atomic::{AtomicBool, AtomicUsize, Ordering},
+        Arc,
+        atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering},
     },
     time::{Duration, Instant},
 };
@@ -43,7 +43,9 @@ pub(crate) struct Child {
     progress: ProgressRoutes,
     oversized: Arc<AtomicBool>,
     in_flight: AtomicUsize,
-    last_used: Mutex<Instant>,
+    /// When a call last started or ended, as milliseconds since `born`.
+    last_used_ms: AtomicU64,
+    born: Instant,
 }
 
 /// Why a child could not be started. The text is shown to the agent.
@@ -184,7 +186,8 @@ impl Child {
             progress,
             oversized,
             in_flight: AtomicUsize::new(0),
-            last_used: Mutex::new(Instant::now()),
+            last_used_ms: AtomicU64::new(0),
+            born: Instant::now(),
         })
     }
 
@@ -210,18 +213,14 @@ impl Child {
     }
 
     fn touch(&self) {
-        *self
-            .last_used
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner()) = Instant::now();
+        let now = self.born.elapsed().as_millis() as u64;
+        self.last_used_ms.store(now, Ordering::Relaxed);
     }
 
     /// How long since a call last started or ended.
     pub(crate) fn idle_for(&self) -> Duration {
-        self.last_used
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .elapsed()
+        let last = Duration::from_millis(self.last_used_ms.load(Ordering::Relaxed));
+        self.born.elapsed().saturating_sub(last)
     }
 
     /// Forwards `tools/call` and returns the child's result as it came. `cancel` is the agent's
@@ -247,6 +246,7 @@ impl Child {
             .map_err(|error| self.call_error(error, began))?;
         let id = handle.id.clone();
         let token = handle.progress_token.clone();
+        let routed = progress.is_some();
         if let Some(target) = progress {
             self.progress.open(token.clone(), target);
         }
@@ -264,10 +264,12 @@ impl Child {
                 Err(CallError::Cancelled)
             }
         };
-        // Progress the child sent just before its answer may still be in its handler task: give
-        // it a turn before the route closes (what arrives later is dropped, never sent late).
-        tokio::task::yield_now().await;
-        self.progress.close(&token).await;
+        if routed {
+            // Progress the child sent just before its answer may still be in its handler task:
+            // give it a turn before the route closes (what arrives later is dropped, never late).
+            tokio::task::yield_now().await;
+            self.progress.close(&token).await;
+        }
         match outcome {
             Err(CallError::Died { .. }) => Err(self.explain_death().await),
             other => other,

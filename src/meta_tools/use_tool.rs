@@ -90,7 +90,7 @@ pub(crate) async fn use_tool(
                 format!("the server is not available: {reason}"),
             )
         })?;
-        let Some(tool) = slot.catalog.resolve(&name) else {
+        let Some(canonical) = slot.catalog.resolve(&name) else {
             return Err(ToolError::ToolUnknown {
                 known: slot.catalog.names(),
                 toolbox,
@@ -98,13 +98,12 @@ pub(crate) async fn use_tool(
                 name,
             });
         };
-        let canonical = tool.name();
         let _in_flight = child.begin_call();
         if !slot.is_current(&child) {
             continue; // retired for idleness just now: take the next one
         }
         tracing::debug!(toolbox = %toolbox, server = %server, tool = %canonical, called_as = %name, "forwarding call");
-        return match child.call(canonical, arguments, cancel, progress).await {
+        return match child.call(&canonical, arguments, cancel, progress).await {
             Ok(result) => {
                 slot.answered();
                 message_size::check(result)
