@@ -11,6 +11,11 @@ fn main() -> ExitCode {
         quick: false,
         toolshelf: PathBuf::from(env!("CARGO_BIN_EXE_toolshelf")),
         fixture: PathBuf::from(env!("CARGO_BIN_EXE_toolshelf-fixture")),
+        npm_bin: Some(PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/target/interop/node_modules/.bin"
+        )))
+        .filter(|bin| bin.join("mcp-server-everything").exists()),
     };
     let mut out = PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),

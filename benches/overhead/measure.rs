@@ -26,6 +26,9 @@ pub struct Options {
     pub quick: bool,
     pub toolshelf: PathBuf,
     pub fixture: PathBuf,
+    /// `node_modules/.bin` of the interop servers, when installed: the context figures are then
+    /// also measured on real servers, whose tool lists look like what agents meet.
+    pub npm_bin: Option<PathBuf>,
 }
 
 type Client = RunningService<RoleClient, ()>;
@@ -324,12 +327,58 @@ impl Bench<'_> {
         close(client).await;
         let direct = self.direct(&[]).await?;
         let child_list = serde_json::to_vec(&direct.list_tools(None).await?)?.len();
-        Ok(json!({
+        let mut figures = json!({
             "tools_list_bytes_10_toolboxes": tools_list,
             "tools_list_tokens_estimate": tools_list / 4,
             "open_toolbox_text_bytes": open_text,
             "open_toolbox_result_bytes": open_result,
             "children_tools_list_bytes": 2 * child_list,
+        });
+        if let Some(bin) = &self.options.npm_bin {
+            figures["real_servers"] = self.real_servers(bin).await?;
+        }
+        Ok(figures)
+    }
+
+    /// open_toolbox text against the servers' own tools/list, for the npm servers.
+    async fn real_servers(&self, bin: &Path) -> anyhow::Result<Value> {
+        let (mut ours, mut theirs) = (0usize, 0usize);
+        let mut each = serde_json::Map::new();
+        let root = self.dir.to_str().context("temp dir is not UTF-8")?;
+        for (name, program, args) in [
+            ("filesystem", "mcp-server-filesystem", vec![root]),
+            ("memory", "mcp-server-memory", vec![]),
+            ("everything", "mcp-server-everything", vec![]),
+        ] {
+            let mut command = tokio::process::Command::new(bin.join(program));
+            command.args(&args);
+            let direct = connect(command).await?;
+            let listed = serde_json::to_vec(&direct.list_tools(None).await?)?.len();
+            close(direct).await;
+            let server = json!({ "command": bin.join(program), "args": args });
+            let config =
+                self.config(name, json!({ "real": { "mcpServers": { name: server } } }))?;
+            let (client, _) = self.toolshelf(&config).await?;
+            let opened = call(&client, "open_toolbox", json!({"toolbox": "real"})).await?;
+            close(client).await;
+            let text = opened
+                .content
+                .first()
+                .and_then(|block| block.as_text())
+                .map(|text| text.text.len())
+                .unwrap_or(0);
+            each.insert(
+                name.into(),
+                json!({ "tools_list_bytes": listed, "open_toolbox_text_bytes": text }),
+            );
+            ours += text;
+            theirs += listed;
+        }
+        Ok(json!({
+            "servers": each,
+            "open_toolbox_text_bytes": ours,
+            "children_tools_list_bytes": theirs,
+            "ratio": round3(ours as f64 / theirs as f64),
         }))
     }
 }
@@ -526,9 +575,15 @@ fn targets(report: &Value) -> Value {
             true
         ),
         check(
-            "open_toolbox text bytes / children's tools/list bytes",
+            "open_toolbox text bytes / children's tools/list bytes (fixture)",
             number("/context/open_toolbox_text_bytes")
                 / number("/context/children_tools_list_bytes"),
+            1.0,
+            true
+        ),
+        check(
+            "the same, npm servers (filesystem, memory, everything)",
+            number("/context/real_servers/ratio"),
             1.0,
             true
         ),
@@ -643,6 +698,15 @@ pub fn table(report: &Value) -> String {
             context["children_tools_list_bytes"]
         ),
     );
+    if let Some(real) = context.get("real_servers") {
+        line(
+            &mut text,
+            format!(
+                "npm servers: open_toolbox text {} vs their tools/list {} (ratio {})",
+                real["open_toolbox_text_bytes"], real["children_tools_list_bytes"], real["ratio"]
+            ),
+        );
+    }
     line(&mut text, String::new());
     line(
         &mut text,
