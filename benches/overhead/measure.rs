@@ -325,8 +325,7 @@ impl Bench<'_> {
             .unwrap_or(0);
         let open_result = serde_json::to_vec(&opened)?.len();
         close(client).await;
-        let direct = self.direct(&[]).await?;
-        let child_list = serde_json::to_vec(&direct.list_tools(None).await?)?.len();
+        let child_list = raw_tools_list_bytes(&self.options.fixture, &[]).await?;
         let mut figures = json!({
             "tools_list_bytes_10_toolboxes": tools_list,
             "tools_list_tokens_estimate": tools_list / 4,
@@ -350,11 +349,7 @@ impl Bench<'_> {
             ("memory", "mcp-server-memory", vec![]),
             ("everything", "mcp-server-everything", vec![]),
         ] {
-            let mut command = tokio::process::Command::new(bin.join(program));
-            command.args(&args);
-            let direct = connect(command).await?;
-            let listed = serde_json::to_vec(&direct.list_tools(None).await?)?.len();
-            close(direct).await;
+            let listed = raw_tools_list_bytes(&bin.join(program), &args).await?;
             let server = json!({ "command": bin.join(program), "args": args });
             let config =
                 self.config(name, json!({ "real": { "mcpServers": { name: server } } }))?;
@@ -381,6 +376,37 @@ impl Bench<'_> {
             "ratio": round3(ours as f64 / theirs as f64),
         }))
     }
+}
+
+/// Bytes of a server's own `tools/list` result as it writes it (compact JSON, every field kept:
+/// an SDK client would drop the fields it does not model and undercount).
+async fn raw_tools_list_bytes(program: &Path, args: &[&str]) -> anyhow::Result<usize> {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let mut child = tokio::process::Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()?;
+    let mut stdin = child.stdin.take().context("no stdin")?;
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().context("no stdout")?).lines();
+    let messages = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    ];
+    for message in messages {
+        stdin.write_all(format!("{message}\n").as_bytes()).await?;
+    }
+    stdin.flush().await?;
+    while let Some(line) = lines.next_line().await? {
+        let message: Value = serde_json::from_str(&line)?;
+        if message["id"] == json!(2) {
+            return Ok(serde_json::to_vec(&message["result"])?.len());
+        }
+    }
+    bail!("{} ended before answering tools/list", program.display())
 }
 
 async fn connect(command: tokio::process::Command) -> anyhow::Result<Client> {
