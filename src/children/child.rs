@@ -16,13 +16,12 @@ use rmcp::{
         ClientRequest, JsonObject, ServerResult,
     },
     service::{PeerRequestOptions, RunningService, ServiceError},
-    transport::async_rw::AsyncRwTransport,
 };
 use tokio_util::sync::CancellationToken;
 
 use super::{
+    child_transport::{CHILD_MESSAGE_LIMIT, ChildTransport, PendingToolCalls},
     client::ChildClient,
-    frames::{CHILD_MESSAGE_LIMIT, FrameGuard},
     process::{Process, SpawnError},
     progress::{ProgressRoutes, ProgressTarget},
     registry::ProcessRegistry,
@@ -42,6 +41,7 @@ pub(crate) struct Child {
     process: Process,
     progress: ProgressRoutes,
     oversized: Arc<AtomicBool>,
+    tool_calls: PendingToolCalls,
     in_flight: AtomicUsize,
     /// When a call last started or ended, as milliseconds since `born`.
     last_used_ms: AtomicU64,
@@ -131,12 +131,13 @@ impl Child {
             progress: progress.clone(),
             span: span.clone(),
         };
-        // The guard enforces the size limit (and says so); rmcp's own limit is lifted.
-        let transport = AsyncRwTransport::new(
-            FrameGuard::new(pipes.stdout, oversized.clone()),
+        let tool_calls = PendingToolCalls::default();
+        let transport = ChildTransport::new(
+            pipes.stdout,
             pipes.stdin,
-        )
-        .with_max_line_length(usize::MAX);
+            oversized.clone(),
+            tool_calls.clone(),
+        );
         let handshake = async {
             let session = client
                 .serve(transport)
@@ -185,6 +186,7 @@ impl Child {
             process,
             progress,
             oversized,
+            tool_calls,
             in_flight: AtomicUsize::new(0),
             last_used_ms: AtomicU64::new(0),
             born: Instant::now(),
@@ -245,6 +247,7 @@ impl Child {
             .await
             .map_err(|error| self.call_error(error, began))?;
         let id = handle.id.clone();
+        let id_for_cleanup = id.clone();
         let token = handle.progress_token.clone();
         let routed = progress.is_some();
         if let Some(target) = progress {
@@ -264,6 +267,13 @@ impl Child {
                 Err(CallError::Cancelled)
             }
         };
+        if outcome.is_err() {
+            // Unanswered (timeout, cancellation, death): the transport will not see its response.
+            self.tool_calls
+                .lock()
+                .unwrap_or_else(|poison| poison.into_inner())
+                .remove(&id_for_cleanup);
+        }
         if routed {
             // Progress the child sent just before its answer may still be in its handler task:
             // give it a turn before the route closes (what arrives later is dropped, never late).

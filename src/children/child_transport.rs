@@ -1,0 +1,207 @@
+//! Newline-delimited JSON-RPC with one child, in place of rmcp's stdio transport, for two reasons:
+//!
+//! - **Size.** rmcp's codec silently drops a line over its limit, leaving the call to wait for its
+//!   timeout. Here a message over `CHILD_MESSAGE_LIMIT` ends the connection at once and says so
+//!   (`oversized`), so calls in flight fail immediately with a reason that names the limit.
+//! - **Speed.** rmcp decodes every response as an untagged union of all result types, trying each
+//!   in turn; a tool result is found after a dozen failed attempts, which was a third of
+//!   toolshelf's CPU per call. This transport remembers which requests it sent were `tools/call`
+//!   and decodes their responses straight as `CallToolResult`, falling back to rmcp's decoding
+//!   for everything else (and for a response that is not a plain tool result).
+
+use std::{
+    collections::HashSet,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicBool, Ordering},
+    },
+};
+
+use rmcp::{
+    RoleClient,
+    model::{
+        CallToolResult, ClientJsonRpcMessage, ClientRequest, RequestId, ServerJsonRpcMessage,
+        ServerResult,
+    },
+    service::{RxJsonRpcMessage, TxJsonRpcMessage},
+    transport::Transport,
+};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+
+/// The largest message toolshelf reads from a child.
+pub(crate) const CHILD_MESSAGE_LIMIT: usize = 64 * 1024 * 1024;
+
+/// Ids of `tools/call` requests sent to a child and not yet answered. The caller removes an id
+/// whose call ended without an answer (timeout, cancellation), so the set stays small.
+pub(crate) type PendingToolCalls = Arc<Mutex<HashSet<RequestId>>>;
+
+/// Line transport over a child's stdout (read) and stdin (write).
+pub(crate) struct ChildTransport<R, W> {
+    read: BufReader<R>,
+    line: Vec<u8>,
+    write: Arc<tokio::sync::Mutex<Option<W>>>,
+    tool_calls: PendingToolCalls,
+    oversized: Arc<AtomicBool>,
+}
+
+/// Just enough of a message to route it: its id and, undecoded, its result.
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(default)]
+    id: Option<RequestId>,
+    #[serde(borrow, default)]
+    result: Option<&'a RawValue>,
+    #[serde(default)]
+    method: Option<&'a str>,
+}
+
+impl<R, W> ChildTransport<R, W>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    pub(crate) fn new(
+        read: R,
+        write: W,
+        oversized: Arc<AtomicBool>,
+        tool_calls: PendingToolCalls,
+    ) -> Self {
+        Self {
+            read: BufReader::new(read),
+            line: Vec::new(),
+            write: Arc::new(tokio::sync::Mutex::new(Some(write))),
+            tool_calls,
+            oversized,
+        }
+    }
+
+    fn tool_calls(&self) -> std::sync::MutexGuard<'_, HashSet<RequestId>> {
+        self.tool_calls
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    /// Reads up to the next newline into `self.line`. Cancel-safe: a partial line stays for the
+    /// next call. `Ok(false)` at the end of the stream or when the line grows past the limit.
+    async fn read_line(&mut self) -> std::io::Result<bool> {
+        loop {
+            let available = self.read.fill_buf().await?;
+            if available.is_empty() {
+                return Ok(false);
+            }
+            let (chunk, found) = match memchr_newline(available) {
+                Some(at) => (&available[..=at], true),
+                None => (available, false),
+            };
+            let used = chunk.len();
+            self.line.extend_from_slice(chunk);
+            self.read.consume(used);
+            if self.line.len() > CHILD_MESSAGE_LIMIT {
+                self.oversized.store(true, Ordering::Release);
+                tracing::warn!(
+                    limit = CHILD_MESSAGE_LIMIT,
+                    "a message from the server exceeded the size limit; closing its connection"
+                );
+                return Ok(false);
+            }
+            if found {
+                return Ok(true);
+            }
+        }
+    }
+
+    /// Decodes one line; `None` for a line that is not a message (logged).
+    fn decode(&self, text: &[u8]) -> Option<RxJsonRpcMessage<RoleClient>> {
+        if let Ok(envelope) = serde_json::from_slice::<Envelope<'_>>(text)
+            && envelope.method.is_none()
+            && let (Some(id), Some(result)) = (envelope.id, envelope.result)
+            && self.tool_calls().remove(&id)
+            && let Ok(result) = serde_json::from_str::<CallToolResult>(result.get())
+        {
+            return Some(ServerJsonRpcMessage::response(
+                ServerResult::CallToolResult(result),
+                id,
+            ));
+        }
+        match serde_json::from_slice::<RxJsonRpcMessage<RoleClient>>(text) {
+            Ok(message) => Some(message),
+            Err(error) => {
+                tracing::debug!(%error, "ignoring a line from the server that is not a message");
+                None
+            }
+        }
+    }
+}
+
+fn memchr_newline(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|byte| *byte == b'\n')
+}
+
+impl<R, W> Transport<RoleClient> for ChildTransport<R, W>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        if let ClientJsonRpcMessage::Request(request) = &item
+            && matches!(request.request, ClientRequest::CallToolRequest(_))
+        {
+            self.tool_calls().insert(request.id.clone());
+        }
+        let write = self.write.clone();
+        async move {
+            let mut bytes = serde_json::to_vec(&item).map_err(std::io::Error::other)?;
+            bytes.push(b'\n');
+            let mut write = write.lock().await;
+            let Some(write) = write.as_mut() else {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::BrokenPipe,
+                    "the connection to the server is closed",
+                ));
+            };
+            write.write_all(&bytes).await?;
+            write.flush().await
+        }
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        loop {
+            match self.read_line().await {
+                Ok(true) => {}
+                Ok(false) => return None,
+                Err(error) => {
+                    tracing::warn!(%error, "cannot read from the server");
+                    return None;
+                }
+            }
+            let line = std::mem::take(&mut self.line);
+            let text = line.strip_suffix(b"\n").unwrap_or(&line);
+            let text = text.strip_suffix(b"\r").unwrap_or(text);
+            let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+            let decoded = if text.iter().all(u8::is_ascii_whitespace) {
+                None
+            } else {
+                self.decode(text)
+            };
+            // Keep the buffer's capacity for the next line.
+            self.line = line;
+            self.line.clear();
+            if let Some(message) = decoded {
+                return Some(message);
+            }
+        }
+    }
+
+    /// Closes the child's stdin, which asks a stdio server to exit.
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        drop(self.write.lock().await.take());
+        Ok(())
+    }
+}
