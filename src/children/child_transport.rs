@@ -205,3 +205,69 @@ where
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientJsonRpcMessage};
+    use serde_json::json;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+
+    use super::*;
+
+    #[tokio::test]
+    async fn tool_results_are_decoded_directly_and_other_messages_as_rmcp_does() {
+        let (child_out, ours_in) = tokio::io::duplex(1 << 16);
+        let (ours_out, child_in) = tokio::io::duplex(1 << 16);
+        let pending = PendingToolCalls::default();
+        let mut transport = ChildTransport::new(ours_in, ours_out, Arc::default(), pending.clone());
+        let call = CallToolRequest::new(CallToolRequestParams::new("echo"));
+        let request = ClientJsonRpcMessage::request(
+            ClientRequest::CallToolRequest(call),
+            RequestId::Number(7),
+        );
+        transport.send(request).await.expect("send");
+        let mut sent = tokio::io::BufReader::new(child_in).lines();
+        let line = sent.next_line().await.expect("read").expect("a line");
+        let sent: serde_json::Value = serde_json::from_str(&line).expect("JSON");
+        assert_eq!(sent["method"], json!("tools/call"));
+        assert!(
+            pending
+                .lock()
+                .expect("lock")
+                .contains(&RequestId::Number(7))
+        );
+
+        let mut child = child_out;
+        let answers = [
+            json!({"jsonrpc": "2.0", "id": 7, "result": {"content": [{"type": "text", "text": "hi"}], "_meta": {"k": 1}}}),
+            json!({"jsonrpc": "2.0", "id": 8, "result": {}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}),
+        ];
+        for answer in answers {
+            child
+                .write_all(format!("not json\n{answer}\n").as_bytes())
+                .await
+                .expect("write");
+        }
+        let Some(ServerJsonRpcMessage::Response(response)) = transport.receive().await else {
+            panic!("expected the tool result");
+        };
+        let ServerResult::CallToolResult(result) = response.result else {
+            panic!("expected a CallToolResult");
+        };
+        assert_eq!(
+            serde_json::to_value(&result).ok(),
+            Some(json!({"content": [{"type": "text", "text": "hi"}], "_meta": {"k": 1}}))
+        );
+        assert!(pending.lock().expect("lock").is_empty());
+        // An id that was not a tool call takes rmcp's decoding.
+        assert!(matches!(
+            transport.receive().await,
+            Some(ServerJsonRpcMessage::Response(_))
+        ));
+        assert!(matches!(
+            transport.receive().await,
+            Some(ServerJsonRpcMessage::Notification(_))
+        ));
+    }
+}
