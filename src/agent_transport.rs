@@ -17,17 +17,16 @@ use rmcp::{
 };
 use serde::Deserialize;
 use serde_json::{Value, value::RawValue};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+
+use crate::json_lines::{self, Line, LineReader};
 
 /// The longest line toolshelf reads from the agent; a longer one is answered with an error.
 pub(crate) const MAX_AGENT_LINE: usize = 64 * 1024 * 1024;
 
 /// Line transport over an agent's reader and writer.
 pub(crate) struct AgentTransport<R, W> {
-    read: BufReader<R>,
-    line: Vec<u8>,
-    /// Set while the rest of an oversized line is skipped.
-    discarding: bool,
+    lines: LineReader<R>,
     write: Arc<tokio::sync::Mutex<W>>,
     /// An answer to a line that could not be read, written before the next read.
     reply: Option<ServerJsonRpcMessage>,
@@ -40,44 +39,15 @@ where
 {
     pub(crate) fn new(read: R, write: W) -> Self {
         Self {
-            read: BufReader::new(read),
-            line: Vec::new(),
-            discarding: false,
+            lines: LineReader::new(read, MAX_AGENT_LINE),
             write: Arc::new(tokio::sync::Mutex::new(write)),
             reply: None,
         }
     }
 
-    /// Reads up to the next newline into `self.line`. Cancel-safe: a partial line stays in the
-    /// buffer for the next call. `Ok(false)` at end of input.
-    async fn read_line(&mut self) -> std::io::Result<bool> {
-        loop {
-            let available = self.read.fill_buf().await?;
-            if available.is_empty() {
-                return Ok(false);
-            }
-            let (chunk, found) = match available.iter().position(|byte| *byte == b'\n') {
-                Some(at) => (&available[..=at], true),
-                None => (available, false),
-            };
-            let used = chunk.len();
-            if !self.discarding {
-                self.line.extend_from_slice(chunk);
-            }
-            self.read.consume(used);
-            if self.line.len() > MAX_AGENT_LINE {
-                self.line.clear();
-                self.discarding = true;
-            }
-            if found {
-                return Ok(true);
-            }
-        }
-    }
-
-    /// Decides what to do with one complete line.
-    fn take_line(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
-        if std::mem::take(&mut self.discarding) {
+    /// Decides what to do with one line: a message, or an answer to queue.
+    fn take_line(&mut self, line: Line) -> Option<RxJsonRpcMessage<RoleServer>> {
+        if line == Line::TooLong {
             self.reply = Some(ServerJsonRpcMessage::error(
                 ErrorData::invalid_request(
                     format!(
@@ -88,22 +58,16 @@ where
                 ),
                 None,
             ));
-            self.line.clear();
             return None;
         }
-        let text = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
-        let text = text.strip_suffix(b"\r").unwrap_or(text);
-        let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+        let text = self.lines.text();
         if text.iter().all(u8::is_ascii_whitespace) {
-            self.line.clear();
             return None;
         }
         if let Some(call) = tool_call(text) {
-            self.line.clear();
             return Some(call);
         }
-        let parsed = serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text);
-        let outcome = match parsed {
+        match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text) {
             Ok(message) => Some(message),
             Err(error) if error.is_syntax() || error.is_eof() => {
                 tracing::debug!(%error, "a line from the client is not JSON");
@@ -117,9 +81,7 @@ where
                 self.reply = not_a_message(text, &error);
                 None
             }
-        };
-        self.line.clear();
-        outcome
+        }
     }
 }
 
@@ -183,13 +145,7 @@ where
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let write = self.write.clone();
-        async move {
-            let mut bytes = serde_json::to_vec(&item).map_err(std::io::Error::other)?;
-            bytes.push(b'\n');
-            let mut write = write.lock().await;
-            write.write_all(&bytes).await?;
-            write.flush().await
-        }
+        async move { json_lines::write(&mut *write.lock().await, &item).await }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
@@ -200,15 +156,15 @@ where
                     return None;
                 }
             }
-            match self.read_line().await {
-                Ok(true) => {}
-                Ok(false) => return None,
+            let line = match self.lines.next(false).await {
+                Ok(Line::End) => return None,
+                Ok(line) => line,
                 Err(error) => {
                     tracing::warn!(%error, "cannot read from the client");
                     return None;
                 }
-            }
-            if let Some(message) = self.take_line() {
+            };
+            if let Some(message) = self.take_line(line) {
                 return Some(message);
             }
         }

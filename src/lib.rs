@@ -5,6 +5,7 @@
 //! - `cli` / `main.rs` — commands, logging to stderr, signals, exit codes.
 //! - [`server`] — the MCP server role on stdio; dispatches `tools/call` to the meta-tools.
 //! - `agent_transport` — line-delimited JSON-RPC with the agent; answers unreadable lines.
+//!   `json_lines` — the framing it shares with the children's transport.
 //! - `meta_tools` — `open_toolbox` and `use_tool`: schemas, descriptions, instructions, lookups.
 //! - `error` — the one place toolshelf's failures become agent-visible text (seed 003).
 //! - `toolboxes` — configured toolboxes and each server's state; opening starts children.
@@ -19,6 +20,7 @@ mod children;
 pub mod cli;
 pub mod config;
 mod error;
+mod json_lines;
 mod meta_tools;
 mod schema_check;
 pub mod server;

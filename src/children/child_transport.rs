@@ -28,7 +28,9 @@ use rmcp::{
 };
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncWrite};
+
+use crate::json_lines::{self, Line, LineReader};
 
 /// The largest message toolshelf reads from a child.
 pub(crate) const CHILD_MESSAGE_LIMIT: usize = 64 * 1024 * 1024;
@@ -39,8 +41,7 @@ pub(crate) type PendingToolCalls = Arc<Mutex<HashSet<RequestId>>>;
 
 /// Line transport over a child's stdout (read) and stdin (write).
 pub(crate) struct ChildTransport<R, W> {
-    read: BufReader<R>,
-    line: Vec<u8>,
+    lines: LineReader<R>,
     write: Arc<tokio::sync::Mutex<Option<W>>>,
     tool_calls: PendingToolCalls,
     oversized: Arc<AtomicBool>,
@@ -69,8 +70,7 @@ where
         tool_calls: PendingToolCalls,
     ) -> Self {
         Self {
-            read: BufReader::new(read),
-            line: Vec::new(),
+            lines: LineReader::new(read, CHILD_MESSAGE_LIMIT),
             write: Arc::new(tokio::sync::Mutex::new(Some(write))),
             tool_calls,
             oversized,
@@ -81,35 +81,6 @@ where
         self.tool_calls
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
-    }
-
-    /// Reads up to the next newline into `self.line`. Cancel-safe: a partial line stays for the
-    /// next call. `Ok(false)` at the end of the stream or when the line grows past the limit.
-    async fn read_line(&mut self) -> std::io::Result<bool> {
-        loop {
-            let available = self.read.fill_buf().await?;
-            if available.is_empty() {
-                return Ok(false);
-            }
-            let (chunk, found) = match memchr_newline(available) {
-                Some(at) => (&available[..=at], true),
-                None => (available, false),
-            };
-            let used = chunk.len();
-            self.line.extend_from_slice(chunk);
-            self.read.consume(used);
-            if self.line.len() > CHILD_MESSAGE_LIMIT {
-                self.oversized.store(true, Ordering::Release);
-                tracing::warn!(
-                    limit = CHILD_MESSAGE_LIMIT,
-                    "a message from the server exceeded the size limit; closing its connection"
-                );
-                return Ok(false);
-            }
-            if found {
-                return Ok(true);
-            }
-        }
     }
 
     /// Decodes one line; `None` for a line that is not a message (logged).
@@ -135,10 +106,6 @@ where
     }
 }
 
-fn memchr_newline(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|byte| *byte == b'\n')
-}
-
 impl<R, W> Transport<RoleClient> for ChildTransport<R, W>
 where
     R: AsyncRead + Send + Unpin + 'static,
@@ -157,8 +124,6 @@ where
         }
         let write = self.write.clone();
         async move {
-            let mut bytes = serde_json::to_vec(&item).map_err(std::io::Error::other)?;
-            bytes.push(b'\n');
             let mut write = write.lock().await;
             let Some(write) = write.as_mut() else {
                 return Err(std::io::Error::new(
@@ -166,34 +131,33 @@ where
                     "the connection to the server is closed",
                 ));
             };
-            write.write_all(&bytes).await?;
-            write.flush().await
+            json_lines::write(write, &item).await
         }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         loop {
-            match self.read_line().await {
-                Ok(true) => {}
-                Ok(false) => return None,
+            match self.lines.next(true).await {
+                Ok(Line::Complete) => {}
+                Ok(Line::End) => return None,
+                Ok(Line::TooLong) => {
+                    self.oversized.store(true, Ordering::Release);
+                    tracing::warn!(
+                        limit = CHILD_MESSAGE_LIMIT,
+                        "a message from the server exceeded the size limit; closing its connection"
+                    );
+                    return None;
+                }
                 Err(error) => {
                     tracing::warn!(%error, "cannot read from the server");
                     return None;
                 }
             }
-            let line = std::mem::take(&mut self.line);
-            let text = line.strip_suffix(b"\n").unwrap_or(&line);
-            let text = text.strip_suffix(b"\r").unwrap_or(text);
-            let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
-            let decoded = if text.iter().all(u8::is_ascii_whitespace) {
-                None
-            } else {
-                self.decode(text)
-            };
-            // Keep the buffer's capacity for the next line.
-            self.line = line;
-            self.line.clear();
-            if let Some(message) = decoded {
+            let text = self.lines.text();
+            if text.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            if let Some(message) = self.decode(text) {
                 return Some(message);
             }
         }
