@@ -101,7 +101,8 @@ mod tests {
 
     #[tokio::test]
     async fn lines_are_split_trimmed_and_bounded() {
-        let input = b"\xEF\xBB\xBF{\"a\":1}\r\nthis line is far too long for the limit\nok\n".as_slice();
+        let input =
+            b"\xEF\xBB\xBF{\"a\":1}\r\nthis line is far too long for the limit\nok\n".as_slice();
         let mut reader = LineReader::new(input, 16);
         assert_eq!(reader.next(false).await.ok(), Some(Line::Complete));
         assert_eq!(reader.text(), b"{\"a\":1}");

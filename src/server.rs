@@ -61,11 +61,6 @@ impl Toolshelf {
         self.inner.toolboxes.shutdown().await;
     }
 
-    /// Child processes currently alive (for tests and `check`).
-    pub fn live_processes(&self) -> usize {
-        self.inner.toolboxes.live_processes()
-    }
-
     pub(crate) fn toolboxes(&self) -> &Toolboxes {
         &self.inner.toolboxes
     }

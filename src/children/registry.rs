@@ -118,8 +118,4 @@ impl ProcessRegistry {
     pub(crate) fn close(&self) {
         self.lock().closed = true;
     }
-
-    pub(crate) fn live_count(&self) -> usize {
-        self.lock().live.len()
-    }
 }

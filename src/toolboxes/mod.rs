@@ -136,10 +136,6 @@ impl Toolboxes {
             tracing::error!(count = stragglers, "children still running after shutdown");
         }
     }
-
-    pub(crate) fn live_processes(&self) -> usize {
-        self.processes.live_count()
-    }
 }
 
 impl Toolbox {
