@@ -263,8 +263,28 @@ pub fn npm_server(bin: &str, args: &[&str]) -> Value {
     json!({ "command": path, "args": args })
 }
 
-/// `text` with wall-clock times (`HH:MM:SS`) replaced, for snapshots.
+/// `text` with wall-clock times (`HH:MM:SS`) and waits (`(in 2 s)`) replaced, for snapshots.
 pub fn redact_clock(text: &str) -> String {
+    let text = redact_times_of_day(text);
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("(in ") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 4..];
+        let digits = after.chars().take_while(char::is_ascii_digit).count();
+        if digits > 0 && after[digits..].starts_with(" s)") {
+            out.push_str("(in N s)");
+            rest = &after[digits + 3..];
+        } else {
+            out.push_str("(in ");
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn redact_times_of_day(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut index = 0;

@@ -142,17 +142,17 @@ async fn a_call_timeout_names_the_limit_and_cancels_the_call_at_the_child() {
 #[tokio::test]
 async fn progress_restarts_the_call_timer() {
     let mut server = fixture(&[]);
-    server["callTimeout"] = json!(1.0);
+    server["callTimeout"] = json!(2.0);
     let shelf = start_dev(json!({ "fixture": server })).await;
     shelf.open("dev").await;
-    // 12 notifications 150 ms apart: 1.8 s in all, never 1 s without progress.
+    // 12 notifications 300 ms apart: 3.6 s in all, never 2 s without progress.
     let values: Vec<u32> = (1..=12).collect();
     let result = shelf
         .use_tool(
             "dev",
             "fixture",
             "progress",
-            json!({"values": values, "interval_ms": 150}),
+            json!({"values": values, "interval_ms": 300}),
         )
         .await;
     assert_eq!(text(&result), "sent 12 progress notifications");
