@@ -88,9 +88,10 @@ impl<T: JsonSchema + DeserializeOwned> SchemaCheck<T> {
 
     /// Checks `value` and deserialises it.
     pub(crate) fn check(&self, value: Value) -> Result<T, Vec<Violation>> {
-        let found = self.violations(&value);
-        if !found.is_empty() {
-            return Err(found);
+        // Valid input is the common case (every `use_tool` call): the yes/no check is cheaper
+        // than collecting errors, which only happens when there are some.
+        if !self.validator.is_valid(&value) {
+            return Err(self.violations(&value));
         }
         serde_json::from_value(value).map_err(|error| {
             vec![Violation {
