@@ -1,7 +1,5 @@
 //! Calls forwarded to a child come back unchanged, concurrently, through filters and pages.
 
-use std::time::Duration;
-
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
@@ -190,27 +188,11 @@ async fn agent_cancellation_reaches_the_child() {
         .send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options())
         .await
         .expect("send");
-    wait_for_line(events.path(), "start sleep").await;
+    crate::harness::wait_for_line(events.path(), "start sleep").await;
     handle.cancel(Some("test".into())).await.expect("cancel");
-    wait_for_line(events.path(), "cancelled sleep").await;
+    crate::harness::wait_for_line(events.path(), "cancelled sleep").await;
     // toolshelf and the child both stay usable.
     let after = shelf.use_tool("dev", "fixture", "echo", json!({})).await;
     assert_eq!(text(&after), "{}");
     shelf.close().await;
-}
-
-/// Waits (bounded) until the file at `path` has `line`.
-async fn wait_for_line(path: &std::path::Path, line: &str) {
-    let deadline = tokio::time::Instant::now() + crate::harness::DEADLINE;
-    loop {
-        let content = std::fs::read_to_string(path).unwrap_or_default();
-        if content.lines().any(|seen| seen == line) {
-            return;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the child never saw '{line}'"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
 }

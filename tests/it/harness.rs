@@ -12,7 +12,6 @@ use rmcp::{
     RoleClient, ServiceExt,
     model::{CallToolRequestParams, CallToolResult},
     service::RunningService,
-    transport::TokioChildProcess,
 };
 use serde_json::{Value, json};
 
@@ -48,6 +47,8 @@ pub fn config(toolboxes: &[(&str, &str, Value)]) -> Value {
 pub struct Shelf {
     pub client: RunningService<RoleClient, ()>,
     pub pid: u32,
+    /// toolshelf's process, for tests that signal it and wait for its exit.
+    pub process: tokio::process::Child,
     _dir: tempfile::TempDir,
 }
 
@@ -98,18 +99,24 @@ async fn spawn(dir: tempfile::TempDir, path: &Path, env: &[(&str, &str)], stderr
     for (key, value) in env {
         command.env(key, value);
     }
-    let (transport, _) = TokioChildProcess::builder(command)
+    let mut process = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
         .stderr(stderr)
+        .kill_on_drop(true)
         .spawn()
         .expect("spawn toolshelf");
-    let pid = transport.id().expect("toolshelf pid");
-    let client = tokio::time::timeout(DEADLINE, ().serve(transport))
+    let pid = process.id().expect("toolshelf pid");
+    let stdin = process.stdin.take().expect("stdin");
+    let stdout = process.stdout.take().expect("stdout");
+    let client = tokio::time::timeout(DEADLINE, ().serve((stdout, stdin)))
         .await
         .expect("initialize in time")
         .expect("initialize");
     Shelf {
         client,
         pid,
+        process,
         _dir: dir,
     }
 }
@@ -154,11 +161,19 @@ impl Shelf {
 
     /// Closes the client side (toolshelf's stdin) and waits for toolshelf to exit.
     pub async fn close(self) {
-        let mut client = self.client;
+        let Shelf {
+            mut client,
+            mut process,
+            ..
+        } = self;
         tokio::time::timeout(DEADLINE, client.close())
             .await
-            .expect("toolshelf exits in time")
+            .expect("the client closes in time")
             .expect("close");
+        tokio::time::timeout(DEADLINE, process.wait())
+            .await
+            .expect("toolshelf exits in time")
+            .expect("exit status");
     }
 }
 
@@ -383,4 +398,35 @@ impl RawClient {
             before.push(message);
         }
     }
+}
+
+/// Polls `probe` every 50 ms until it returns `Some`, failing the test at the deadline.
+pub async fn eventually<T, F, Fut>(what: &str, mut probe: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = tokio::time::Instant::now() + DEADLINE;
+    loop {
+        if let Some(found) = probe().await {
+            return found;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "never happened: {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Waits (bounded) until the file at `path` has the line `line` (the fixture's `--events`).
+pub async fn wait_for_line(path: &Path, line: &str) {
+    eventually(&format!("the child wrote '{line}'"), || async {
+        std::fs::read_to_string(path)
+            .unwrap_or_default()
+            .lines()
+            .any(|seen| seen == line)
+            .then_some(())
+    })
+    .await;
 }

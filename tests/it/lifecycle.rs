@@ -3,8 +3,7 @@
 use serde_json::{Value, json};
 
 use crate::harness::{
-    config, error_text, fixture, redact_clock, start, start_dev, text, toolshelf_bin,
-    wait_all_gone, write_config,
+    config, error_text, fixture, redact_clock, start, start_dev, text, wait_all_gone,
 };
 
 #[tokio::test]
@@ -128,41 +127,14 @@ async fn closing_stdin_stops_every_child_and_exits() {
 
 #[tokio::test]
 async fn sigterm_stops_every_child_and_exits_zero() {
-    let (dir, path) = write_config(&two_toolboxes());
-    let mut command = tokio::process::Command::new(toolshelf_bin());
-    command
-        .args(["serve", "--config"])
-        .arg(&path)
-        .env("RUST_LOG", "warn")
-        .stderr(std::process::Stdio::null());
-    command
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .kill_on_drop(true);
-    let mut child = command.spawn().expect("spawn toolshelf");
-    let pid = child.id().expect("pid");
-    let stdin = child.stdin.take().expect("stdin");
-    let stdout = child.stdout.take().expect("stdout");
-    use rmcp::ServiceExt;
-    let client = ().serve((stdout, stdin)).await.expect("initialize");
-    for toolbox in ["a", "b"] {
-        let params = rmcp::model::CallToolRequestParams::new("open_toolbox").with_arguments(
-            json!({"toolbox": toolbox})
-                .as_object()
-                .cloned()
-                .unwrap_or_default(),
-        );
-        let result = client.call_tool(params).await.expect("open");
-        assert_eq!(result.is_error, Some(false));
-    }
-    let children = crate::harness::children_of(pid);
-    assert_eq!(children.len(), 3);
+    let (mut shelf, children) = started_children(&two_toolboxes()).await;
+    let pid = shelf.pid;
     let status = std::process::Command::new("kill")
         .args(["-TERM", &pid.to_string()])
         .status()
         .expect("kill");
     assert!(status.success());
-    let exit = tokio::time::timeout(crate::harness::DEADLINE, child.wait())
+    let exit = tokio::time::timeout(crate::harness::DEADLINE, shelf.process.wait())
         .await
         .expect("exits in time")
         .expect("exit status");
@@ -172,6 +144,4 @@ async fn sigterm_stops_every_child_and_exits_zero() {
         Vec::<u32>::new(),
         "children outlived toolshelf"
     );
-    drop(client);
-    drop(dir);
 }

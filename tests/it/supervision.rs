@@ -6,28 +6,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::harness::{
-    DEADLINE, RawClient, children_of, error_text, fixture, fixture_bin, redact_clock, start_dev,
-    text, wait_all_gone, write_config,
+    RawClient, children_of, error_text, eventually, fixture, fixture_bin, redact_clock, start_dev,
+    text, wait_all_gone,
 };
-
-/// Polls `probe` every 50 ms until it returns `Some`, failing the test at the deadline.
-async fn eventually<T, F, Fut>(what: &str, mut probe: F) -> T
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Option<T>>,
-{
-    let deadline = tokio::time::Instant::now() + DEADLINE;
-    loop {
-        if let Some(found) = probe().await {
-            return found;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "never happened: {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
 
 fn tool_names(opened: &rmcp::model::CallToolResult) -> Vec<String> {
     opened.structured_content.as_ref().expect("structured")["tools"]
@@ -128,14 +109,7 @@ async fn a_call_timeout_names_the_limit_and_cancels_the_call_at_the_child() {
         tail.ends_with(" in all; the call was cancelled at the server"),
         "{tail}"
     );
-    eventually("the child saw the cancellation", || async {
-        std::fs::read_to_string(events.path())
-            .unwrap_or_default()
-            .lines()
-            .any(|line| line == "cancelled sleep")
-            .then_some(())
-    })
-    .await;
+    crate::harness::wait_for_line(events.path(), "cancelled sleep").await;
     shelf.close().await;
 }
 
@@ -311,7 +285,7 @@ fn tree(pid: u32) -> Vec<u32> {
 #[tokio::test]
 async fn sigkill_of_toolshelf_takes_every_child_with_it() {
     let everything = crate::harness::npm_server("mcp-server-everything", &[]);
-    let (_dir, path) = write_config(&crate::harness::config(&[(
+    let shelf = crate::harness::start(&crate::harness::config(&[(
         "dev",
         "Tree",
         json!({
@@ -319,28 +293,9 @@ async fn sigkill_of_toolshelf_takes_every_child_with_it() {
             "shell": { "command": "sh", "args": ["-c", format!("{} --name shell; sleep 30", fixture_bin())] },
             "node": everything,
         }),
-    )]));
-    let mut process = tokio::process::Command::new(crate::harness::toolshelf_bin())
-        .args(["serve", "--config"])
-        .arg(&path)
-        .env("RUST_LOG", "warn")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("spawn toolshelf");
-    let pid = process.id().expect("pid");
-    let stdin = process.stdin.take().expect("stdin");
-    let stdout = process.stdout.take().expect("stdout");
-    use rmcp::ServiceExt;
-    let client = ().serve((stdout, stdin)).await.expect("initialize");
-    let params = rmcp::model::CallToolRequestParams::new("open_toolbox").with_arguments(
-        json!({"toolbox": "dev"})
-            .as_object()
-            .cloned()
-            .unwrap_or_default(),
-    );
-    let opened = client.call_tool(params).await.expect("open");
+    )]))
+    .await;
+    let opened = shelf.open("dev").await;
     let servers: Vec<Value> = opened.structured_content.expect("structured")["servers"]
         .as_array()
         .cloned()
@@ -349,6 +304,8 @@ async fn sigkill_of_toolshelf_takes_every_child_with_it() {
         servers.iter().all(|server| server["status"] == "ready"),
         "{servers:?}"
     );
+    let pid = shelf.pid;
+    let mut shelf = shelf;
     let descendants = tree(pid);
     assert!(
         descendants.len() >= 4,
@@ -360,7 +317,7 @@ async fn sigkill_of_toolshelf_takes_every_child_with_it() {
         .status()
         .expect("kill");
     assert!(status.success());
-    let _ = process.wait().await;
+    let _ = shelf.process.wait().await;
     // Within 2 s, nothing of the tree may be left.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
     let mut alive = descendants.clone();
@@ -373,7 +330,7 @@ async fn sigkill_of_toolshelf_takes_every_child_with_it() {
         Vec::<u32>::new(),
         "processes outlived a SIGKILLed toolshelf"
     );
-    drop(client);
+    drop(shelf);
     let _ = wait_all_gone(&descendants).await;
 }
 
