@@ -3,44 +3,57 @@
 //! not JSON gets a parse error (-32700), JSON that is not a message gets an invalid-request error
 //! (-32600) with its id when it has one, and toolshelf keeps serving. A notification that cannot
 //! be read is only logged, since notifications are never answered.
+//!
+//! Once the session is initialized, `use_tool` calls are handed to `agent_calls`, which answers
+//! them itself; everything else goes to rmcp. All output, rmcp's and `agent_calls`', is written
+//! through one `LineWriter`, in the order it was queued.
 
-use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::{
     RoleServer,
     model::{
-        CallToolRequest, CallToolRequestParams, ClientJsonRpcMessage, ClientRequest, ErrorData,
-        GetExtensions, RequestId, ServerJsonRpcMessage,
+        CallToolRequest, CallToolRequestParams, ClientJsonRpcMessage, ClientNotification,
+        ClientRequest, ErrorData, GetExtensions, RequestId, ServerJsonRpcMessage, ServerResult,
     },
     service::{RxJsonRpcMessage, TxJsonRpcMessage},
     transport::Transport,
 };
 use serde::Deserialize;
 use serde_json::{Value, value::RawValue};
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::io::AsyncRead;
 
-use crate::json_lines::{self, Line, LineReader};
+use crate::{
+    agent_calls::AgentCalls,
+    json_lines::{self, Line, LineReader, LineWriter},
+};
 
 /// The longest line toolshelf reads from the agent; a longer one is answered with an error.
 pub(crate) const MAX_AGENT_LINE: usize = 64 * 1024 * 1024;
 
+/// How long calls in flight may still answer once the agent's input ended (rmcp waits as long
+/// for its own), or once the server is stopping.
+const DRAIN_AT_END: Duration = Duration::from_secs(5);
+const DRAIN_AT_STOP: Duration = Duration::from_secs(2);
+
 /// Line transport over an agent's reader and writer.
-pub(crate) struct AgentTransport<R, W> {
+pub(crate) struct AgentTransport<R> {
     lines: LineReader<R>,
-    write: Arc<tokio::sync::Mutex<W>>,
+    write: LineWriter,
+    calls: AgentCalls,
+    /// The client sent `notifications/initialized`: `use_tool` calls go to `calls` from now on.
+    initialized: bool,
     /// An answer to a line that could not be read, written before the next read.
     reply: Option<ServerJsonRpcMessage>,
 }
 
-impl<R, W> AgentTransport<R, W>
-where
-    R: AsyncRead + Send + Unpin + 'static,
-    W: AsyncWrite + Send + Unpin + 'static,
-{
-    pub(crate) fn new(read: R, write: W) -> Self {
+impl<R: AsyncRead + Send + Unpin + 'static> AgentTransport<R> {
+    pub(crate) fn new(read: R, write: LineWriter, calls: AgentCalls) -> Self {
         Self {
             lines: LineReader::new(read, MAX_AGENT_LINE),
-            write: Arc::new(tokio::sync::Mutex::new(write)),
+            write,
+            calls,
+            initialized: false,
             reply: None,
         }
     }
@@ -64,11 +77,32 @@ where
         if text.iter().all(u8::is_ascii_whitespace) {
             return None;
         }
-        if let Some(call) = tool_call(text) {
-            return Some(call);
+        if let Ok(envelope) = serde_json::from_slice::<CallEnvelope<'_>>(text)
+            && envelope.jsonrpc == "2.0"
+            && envelope.method == "tools/call"
+        {
+            if self.initialized && self.calls.try_start(envelope.id.clone(), envelope.params) {
+                return None;
+            }
+            if let Some(call) = tool_call(envelope) {
+                return Some(call);
+            }
         }
         match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text) {
-            Ok(message) => Some(message),
+            Ok(message) => {
+                if let ClientJsonRpcMessage::Notification(notification) = &message {
+                    match &notification.notification {
+                        ClientNotification::InitializedNotification(_) => self.initialized = true,
+                        ClientNotification::CancelledNotification(cancelled) => {
+                            if let Some(id) = &cancelled.params.request_id {
+                                self.calls.cancel(id);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                Some(message)
+            }
             Err(error) if error.is_syntax() || error.is_eof() => {
                 tracing::debug!(%error, "a line from the client is not JSON");
                 self.reply = Some(ServerJsonRpcMessage::error(
@@ -95,16 +129,11 @@ struct CallEnvelope<'a> {
     params: &'a RawValue,
 }
 
-/// A `tools/call` request decoded directly. rmcp decodes every request by buffering it and
-/// trying each request type in turn, which the profile showed to be a fifth of toolshelf's CPU
-/// per call; the agent's calls are nearly all `tools/call`. The result is what rmcp's own
-/// decoding gives: `_meta` moves from the params into the request's extensions. Anything
-/// unusual returns `None` and takes rmcp's path.
-fn tool_call(text: &[u8]) -> Option<RxJsonRpcMessage<RoleServer>> {
-    let envelope: CallEnvelope<'_> = serde_json::from_slice(text).ok()?;
-    if envelope.jsonrpc != "2.0" || envelope.method != "tools/call" {
-        return None;
-    }
+/// A `tools/call` request for rmcp, decoded directly. rmcp decodes every request by buffering
+/// it and trying each request type in turn, which the profile showed to be a fifth of
+/// toolshelf's CPU per call. The result is what rmcp's own decoding gives: `_meta` moves from the
+/// params into the request's extensions. Anything unusual returns `None` and takes rmcp's path.
+fn tool_call(envelope: CallEnvelope<'_>) -> Option<RxJsonRpcMessage<RoleServer>> {
     let mut params: CallToolRequestParams = serde_json::from_str(envelope.params.get()).ok()?;
     let meta = params.meta.take();
     let mut request = CallToolRequest::new(params);
@@ -133,19 +162,20 @@ fn not_a_message(text: &[u8], error: &serde_json::Error) -> Option<ServerJsonRpc
     ))
 }
 
-impl<R, W> Transport<RoleServer> for AgentTransport<R, W>
-where
-    R: AsyncRead + Send + Unpin + 'static,
-    W: AsyncWrite + Send + Unpin + 'static,
-{
+impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for AgentTransport<R> {
     type Error = std::io::Error;
 
     fn send(
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        if let ServerJsonRpcMessage::Response(response) = &item
+            && let ServerResult::InitializeResult(initialized) = &response.result
+        {
+            self.calls.set_protocol(&initialized.protocol_version);
+        }
         let write = self.write.clone();
-        async move { json_lines::write(&mut *write.lock().await, &item).await }
+        async move { write.send(json_lines::encode(&item)?).await }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
@@ -157,7 +187,10 @@ where
                 }
             }
             let line = match self.lines.next(false).await {
-                Ok(Line::End) => return None,
+                Ok(Line::End) => {
+                    self.calls.drain(DRAIN_AT_END).await;
+                    return None;
+                }
                 Ok(line) => line,
                 Err(error) => {
                     tracing::warn!(%error, "cannot read from the client");
@@ -171,6 +204,8 @@ where
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
-        self.write.lock().await.shutdown().await
+        self.calls.drain(DRAIN_AT_STOP).await;
+        self.write.close().await;
+        Ok(())
     }
 }

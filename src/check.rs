@@ -4,13 +4,15 @@ use std::{io::Write, time::Duration};
 
 use futures::future::join_all;
 
-use crate::{config::Config, server::Toolshelf, toolboxes::ServerState};
+use crate::{
+    config::Config,
+    toolboxes::{ServerState, Toolboxes},
+};
 
 /// Opens everything, prints the table to `out`, stops every child. True when all servers are
 /// ready.
 pub async fn check(config: &Config, out: &mut dyn Write) -> std::io::Result<bool> {
-    let shelf = Toolshelf::new(config);
-    let toolboxes = shelf.toolboxes();
+    let toolboxes = &Toolboxes::new(config);
     let opened = join_all(toolboxes.all().map(|toolbox| async move {
         let conflicts = match toolboxes.open(toolbox).await {
             Ok(()) => Vec::new(),
@@ -78,7 +80,7 @@ pub async fn check(config: &Config, out: &mut dyn Write) -> std::io::Result<bool
             writeln!(out, "\nconflict: {conflict}")?;
         }
     }
-    shelf.shutdown().await;
+    toolboxes.shutdown().await;
     Ok(failures.is_empty() && !conflicted)
 }
 

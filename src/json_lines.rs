@@ -1,8 +1,14 @@
 //! Newline-delimited JSON over a byte stream, the framing of MCP's stdio transport: a bounded,
-//! cancel-safe line reader and a one-message writer, shared by the agent and child transports.
+//! cancel-safe line reader and a queued line writer, shared by the agent and child transports.
 
 use serde::Serialize;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::{
+    io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader},
+    sync::{mpsc, oneshot},
+};
+
+/// Read buffer size: a pipe holds 64 KiB, so one read can take what the writer wrote.
+const READ_BUFFER: usize = 64 * 1024;
 
 /// What one read produced.
 #[derive(Debug, PartialEq, Eq)]
@@ -29,7 +35,7 @@ pub(crate) struct LineReader<R> {
 impl<R: AsyncRead + Unpin> LineReader<R> {
     pub(crate) fn new(read: R, limit: usize) -> Self {
         Self {
-            read: BufReader::new(read),
+            read: BufReader::with_capacity(READ_BUFFER, read),
             line: Vec::new(),
             limit,
             skipping: false,
@@ -84,15 +90,99 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     }
 }
 
-/// Writes `message` as one line and flushes it.
-pub(crate) async fn write<W: AsyncWrite + Unpin>(
-    write: &mut W,
-    message: &impl Serialize,
-) -> std::io::Result<()> {
+/// `message` as one line, newline included.
+pub(crate) fn encode(message: &impl Serialize) -> std::io::Result<Vec<u8>> {
     let mut bytes = serde_json::to_vec(message).map_err(std::io::Error::other)?;
     bytes.push(b'\n');
-    write.write_all(&bytes).await?;
-    write.flush().await
+    Ok(bytes)
+}
+
+/// How many lines may wait for the writer before senders wait in turn.
+const QUEUE: usize = 256;
+
+/// Queued lines are written together, up to this many bytes per write.
+const BATCH: usize = 64 * 1024;
+
+enum Command {
+    Line(Vec<u8>),
+    Close(oneshot::Sender<()>),
+}
+
+/// The writing half of a stream: lines sent from anywhere are written by one task, whole and in
+/// the order they were queued, so a sender that is cancelled never leaves half a line behind, and
+/// what was queued first is written first. Cheap to clone; the stream closes when the last clone
+/// is dropped or `close` is called.
+#[derive(Clone)]
+pub(crate) struct LineWriter {
+    queue: mpsc::Sender<Command>,
+}
+
+impl LineWriter {
+    pub(crate) fn spawn<W: AsyncWrite + Send + Unpin + 'static>(write: W) -> Self {
+        let (queue, commands) = mpsc::channel(QUEUE);
+        tokio::spawn(write_lines(write, commands));
+        Self { queue }
+    }
+
+    /// Queues `line` (which ends with a newline), waiting while the queue is full.
+    pub(crate) async fn send(&self, line: Vec<u8>) -> std::io::Result<()> {
+        self.queue
+            .send(Command::Line(line))
+            .await
+            .map_err(|_| closed())
+    }
+
+    /// Queues `line` unless the queue is full or closed, for what may be dropped (progress).
+    pub(crate) fn try_send(&self, line: Vec<u8>) -> bool {
+        self.queue.try_send(Command::Line(line)).is_ok()
+    }
+
+    /// Writes what is queued, then closes the stream.
+    pub(crate) async fn close(&self) {
+        let (done, closed) = oneshot::channel();
+        if self.queue.send(Command::Close(done)).await.is_ok() {
+            let _ = closed.await;
+        }
+    }
+}
+
+fn closed() -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the stream is closed")
+}
+
+async fn write_lines<W: AsyncWrite + Unpin>(mut write: W, mut commands: mpsc::Receiver<Command>) {
+    let mut batch = Vec::new();
+    while let Some(command) = commands.recv().await {
+        let mut close = None;
+        match command {
+            Command::Line(line) => batch = line,
+            Command::Close(done) => close = Some(done),
+        }
+        while close.is_none() && batch.len() < BATCH {
+            match commands.try_recv() {
+                Ok(Command::Line(line)) => batch.extend_from_slice(&line),
+                Ok(Command::Close(done)) => close = Some(done),
+                Err(_) => break,
+            }
+        }
+        if !batch.is_empty() {
+            let written = async {
+                write.write_all(&batch).await?;
+                write.flush().await
+            };
+            if let Err(error) = written.await {
+                tracing::debug!(%error, "the stream cannot be written; closing it");
+                return;
+            }
+            batch.clear();
+        }
+        if let Some(done) = close {
+            let _ = write.shutdown().await;
+            drop(write);
+            let _ = done.send(());
+            return;
+        }
+    }
 }
 
 #[cfg(test)]

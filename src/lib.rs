@@ -5,7 +5,8 @@
 //! - `cli` / `main.rs` — commands, logging to stderr, signals, exit codes.
 //! - [`server`] — the MCP server role on stdio; dispatches `tools/call` to the meta-tools.
 //! - `agent_transport` — line-delimited JSON-RPC with the agent; answers unreadable lines.
-//!   `json_lines` — the framing it shares with the children's transport.
+//!   `agent_calls` — `use_tool` served beside rmcp. `json_lines` — the framing and the one
+//!   writer per stream, shared with the children's transport.
 //! - `meta_tools` — `open_toolbox` and `use_tool`: schemas, descriptions, instructions, lookups.
 //! - `error` — the one place toolshelf's failures become agent-visible text (seed 003).
 //! - `toolboxes` — configured toolboxes and each server's state; opening starts children.
@@ -13,6 +14,7 @@
 //! - [`config`] — file → validated `Config`; `schema_check` — schemars + jsonschema checking.
 //! - `catalog` — each server's current tools; `suggest` — "did you mean" by edit distance.
 
+mod agent_calls;
 mod agent_transport;
 mod catalog;
 pub mod check;

@@ -7,18 +7,21 @@ use std::{future::Future, sync::Arc};
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler, ServiceExt,
     model::{
-        CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
-        PaginatedRequestParams, ServerCapabilities, ServerConfig,
+        CallToolRequestParams, CallToolResponse, Implementation, JsonObject, ListToolsResult,
+        PaginatedRequestParams, ProgressToken, ServerCapabilities, ServerConfig,
     },
     service::RequestContext,
 };
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
 use crate::{
+    agent_calls::AgentCalls,
     agent_transport::AgentTransport,
     children::ProgressTarget,
     config::Config,
-    meta_tools::{MetaTools, OPEN_TOOLBOX, USE_TOOL},
+    json_lines::LineWriter,
+    meta_tools::{MetaTools, OPEN_TOOLBOX, USE_TOOL, UseToolAnswer},
     toolboxes::Toolboxes,
 };
 
@@ -32,6 +35,8 @@ struct Inner {
     toolboxes: Toolboxes,
     meta: MetaTools,
     info: ServerConfig,
+    /// The agent's output, for progress.
+    out: LineWriter,
 }
 
 /// Why `serve` stopped with an error.
@@ -42,7 +47,7 @@ pub enum ServeError {
 }
 
 impl Toolshelf {
-    pub fn new(config: &Config) -> Self {
+    pub(crate) fn new(config: &Config, out: LineWriter) -> Self {
         let meta = MetaTools::new(config);
         let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("toolshelf", env!("CARGO_PKG_VERSION")))
@@ -52,17 +57,33 @@ impl Toolshelf {
                 toolboxes: Toolboxes::new(config),
                 meta,
                 info,
+                out,
             }),
         }
+    }
+
+    /// Runs `use_tool`; progress goes to the agent under `progress`, if the agent gave a token.
+    pub(crate) async fn use_tool(
+        &self,
+        arguments: Option<JsonObject>,
+        cancel: &CancellationToken,
+        progress: Option<ProgressToken>,
+    ) -> UseToolAnswer {
+        let inner = &self.inner;
+        let progress = progress.map(|token| ProgressTarget {
+            out: inner.out.clone(),
+            token,
+        });
+        let input = Value::Object(arguments.unwrap_or_default());
+        inner
+            .meta
+            .use_tool(&inner.toolboxes, input, cancel, progress)
+            .await
     }
 
     /// Stops every child; no child is started afterwards.
     pub async fn shutdown(&self) {
         self.inner.toolboxes.shutdown().await;
-    }
-
-    pub(crate) fn toolboxes(&self) -> &Toolboxes {
-        &self.inner.toolboxes
     }
 }
 
@@ -86,22 +107,17 @@ impl ServerHandler for Toolshelf {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let input = Value::Object(request.arguments.unwrap_or_default());
         let inner = &self.inner;
         let result = match request.name.as_ref() {
-            OPEN_TOOLBOX => inner.meta.open_toolbox(&inner.toolboxes, input).await,
+            OPEN_TOOLBOX => {
+                let input = Value::Object(request.arguments.unwrap_or_default());
+                inner.meta.open_toolbox(&inner.toolboxes, input).await
+            }
             USE_TOOL => {
-                let progress = context
-                    .meta
-                    .get_progress_token()
-                    .map(|token| ProgressTarget {
-                        peer: context.peer.clone(),
-                        token,
-                    });
-                inner
-                    .meta
-                    .use_tool(&inner.toolboxes, input, &context.ct, progress)
+                let progress = context.meta.get_progress_token();
+                self.use_tool(request.arguments, &context.ct, progress)
                     .await
+                    .into_result()
             }
             other => {
                 return Err(McpError::invalid_params(
@@ -122,9 +138,11 @@ pub async fn serve_stdio(
     config: &Config,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServeError> {
-    let shelf = Toolshelf::new(config);
     let (stdin, stdout) = rmcp::transport::stdio_pipes();
-    let outcome = serve_on(&shelf, AgentTransport::new(stdin, stdout), shutdown).await;
+    let out = LineWriter::spawn(stdout);
+    let shelf = Toolshelf::new(config, out.clone());
+    let transport = AgentTransport::new(stdin, out.clone(), AgentCalls::new(shelf.clone(), out));
+    let outcome = serve_on(&shelf, transport, shutdown).await;
     shelf.shutdown().await;
     outcome
 }

@@ -9,24 +9,20 @@ use std::{
     time::{Duration, Instant},
 };
 
-use rmcp::{
-    RoleClient, ServiceExt,
-    model::{
-        CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
-        ClientRequest, JsonObject, ServerResult,
-    },
-    service::{PeerRequestOptions, RunningService, ServiceError},
-};
+use rmcp::{RoleClient, ServiceExt, model::JsonObject, service::RunningService};
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    child_transport::{CHILD_MESSAGE_LIMIT, ChildTransport, PendingToolCalls},
+    child_transport::{CHILD_MESSAGE_LIMIT, ChildTransport},
     client::ChildClient,
     process::{Process, SpawnError},
-    progress::{ProgressRoutes, ProgressTarget},
     registry::ProcessRegistry,
+    tool_calls::{self, Answer, ProgressTarget, ToolCalls},
+    tool_result::ToolResultJson,
 };
-use crate::{catalog::ServerCatalog, config::ServerSpec, error::DownstreamKind};
+use crate::{
+    catalog::ServerCatalog, config::ServerSpec, error::DownstreamKind, json_lines::LineWriter,
+};
 
 /// How long to wait for a dead child's exit status and last stderr lines before reporting.
 const DEATH_REPORT_WAIT: Duration = Duration::from_millis(500);
@@ -39,9 +35,10 @@ pub(crate) struct Child {
     peer: rmcp::Peer<RoleClient>,
     session: tokio::sync::Mutex<Option<RunningService<RoleClient, ChildClient>>>,
     process: Process,
-    progress: ProgressRoutes,
+    /// The child's stdin, shared with the transport.
+    input: LineWriter,
+    calls: ToolCalls,
     oversized: Arc<AtomicBool>,
-    tool_calls: PendingToolCalls,
     in_flight: AtomicUsize,
     /// When a call last started or ended, as milliseconds since `born`.
     last_used_ms: AtomicU64,
@@ -81,15 +78,15 @@ pub(crate) enum CallError {
     TooLarge,
     #[error("the call was cancelled by the client")]
     Cancelled,
-    #[error("{0}")]
-    Other(String),
+    #[error("the server answered tools/call with something that is not a tool result: {0}")]
+    NotAToolResult(String),
 }
 
 impl CallError {
     /// What kind of failure this is, for programs.
     pub(crate) fn kind(&self) -> DownstreamKind {
         match self {
-            CallError::Protocol { .. } | CallError::Other(_) => DownstreamKind::ChildError,
+            CallError::Protocol { .. } | CallError::NotAToolResult(_) => DownstreamKind::ChildError,
             CallError::Timeout { .. } => DownstreamKind::Timeout,
             CallError::Died { .. } => DownstreamKind::ServerUnavailable,
             CallError::TooLarge => DownstreamKind::ResultTooLarge,
@@ -125,18 +122,17 @@ impl Child {
         tracing::debug!(parent: &span, pid = ?process.pid, "child spawned");
 
         let oversized = Arc::new(AtomicBool::new(false));
-        let progress = ProgressRoutes::default();
         let client = ChildClient {
             catalog: catalog.clone(),
-            progress: progress.clone(),
             span: span.clone(),
         };
-        let tool_calls = PendingToolCalls::default();
+        let calls = ToolCalls::default();
+        let input = LineWriter::spawn(pipes.stdin);
         let transport = ChildTransport::new(
             pipes.stdout,
-            pipes.stdin,
+            input.clone(),
+            calls.clone(),
             oversized.clone(),
-            tool_calls.clone(),
         );
         let handshake = async {
             let session = client
@@ -184,9 +180,9 @@ impl Child {
             spec,
             startup,
             process,
-            progress,
+            input,
+            calls,
             oversized,
-            tool_calls,
             in_flight: AtomicUsize::new(0),
             last_used_ms: AtomicU64::new(0),
             born: Instant::now(),
@@ -227,80 +223,57 @@ impl Child {
 
     /// Forwards `tools/call` and returns the child's result as it came. `cancel` is the agent's
     /// cancellation of its own request: the child is told at once. Progress the child sends for
-    /// this call goes to `progress`, if the agent asked for it.
+    /// this call goes to `progress`, if the agent asked for it, and restarts the call's timer.
     pub(crate) async fn call(
         &self,
         name: &str,
-        arguments: JsonObject,
+        arguments: &JsonObject,
         cancel: &CancellationToken,
         progress: Option<ProgressTarget>,
-    ) -> Result<CallToolResult, CallError> {
+    ) -> Result<ToolResultJson, CallError> {
         let began = Instant::now();
-        let mut params = CallToolRequestParams::new(name.to_owned());
-        params.arguments = Some(arguments);
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        let options =
-            PeerRequestOptions::with_timeout(self.spec.call_timeout).reset_timeout_on_progress();
-        let handle = self
-            .peer
-            .send_request_with_option(request, options)
-            .await
-            .map_err(|error| self.call_error(error, began))?;
-        let id = handle.id.clone();
-        let id_for_cleanup = id.clone();
-        let token = handle.progress_token.clone();
-        let routed = progress.is_some();
-        if let Some(target) = progress {
-            self.progress.open(token.clone(), target);
-        }
-        let outcome = tokio::select! {
-            response = handle.await_response() => match response {
-                Ok(ServerResult::CallToolResult(result)) => Ok(result),
-                Ok(_) => Err(CallError::Other(
-                    "the server answered tools/call with a result that is not a tool result".into(),
-                )),
-                Err(error) => Err(self.call_error(error, began)),
-            },
-            () = cancel.cancelled() => {
-                let notice = CancelledNotificationParam::new(Some(id), Some("cancelled by the client".into()));
-                let _ = self.peer.notify_cancelled(notice).await;
-                Err(CallError::Cancelled)
-            }
+        let Some(mut ticket) = self.calls.register(progress) else {
+            return Err(self.explain_death().await);
         };
-        if outcome.is_err() {
-            // Unanswered (timeout, cancellation, death): the transport will not see its response.
-            self.tool_calls
-                .lock()
-                .unwrap_or_else(|poison| poison.into_inner())
-                .remove(&id_for_cleanup);
+        let request = tool_calls::request_line(ticket.id, name, arguments)
+            .ok_or_else(|| CallError::NotAToolResult("the request cannot be encoded".into()))?;
+        if self.input.send(request).await.is_err() {
+            return Err(self.explain_death().await);
         }
-        if routed {
-            // Progress the child sent just before its answer may still be in its handler task:
-            // give it a turn before the route closes (what arrives later is dropped, never late).
-            tokio::task::yield_now().await;
-            self.progress.close(&token).await;
-        }
-        match outcome {
-            Err(CallError::Died { .. }) => Err(self.explain_death().await),
-            other => other,
+        let limit = self.spec.call_timeout;
+        let timer = tokio::time::sleep(limit);
+        tokio::pin!(timer);
+        loop {
+            tokio::select! {
+                answer = &mut ticket.answer => return match answer {
+                    Ok(Answer::Result(raw)) => ToolResultJson::check(raw).map_err(|raw| {
+                        CallError::NotAToolResult(excerpt(raw.get()))
+                    }),
+                    Ok(Answer::Error { code, message }) => Err(CallError::Protocol { code, message }),
+                    Err(_) => Err(self.explain_death().await),
+                },
+                () = &mut timer => {
+                    // Progress restarts the timer: wait until `limit` after the last of it.
+                    match self.calls.last_activity(ticket.id).map(|at| at + limit) {
+                        Some(until) if until > Instant::now() => timer.as_mut().reset(until.into()),
+                        _ => {
+                            self.tell_cancelled(ticket.id, "timed out").await;
+                            return Err(CallError::Timeout { limit, elapsed: began.elapsed() });
+                        }
+                    }
+                }
+                () = cancel.cancelled() => {
+                    self.tell_cancelled(ticket.id, "cancelled by the client").await;
+                    return Err(CallError::Cancelled);
+                }
+            }
         }
     }
 
-    fn call_error(&self, error: ServiceError, began: Instant) -> CallError {
-        match error {
-            ServiceError::McpError(error) => CallError::Protocol {
-                code: error.code.0,
-                message: error.message.into_owned(),
-            },
-            ServiceError::Timeout { timeout } => CallError::Timeout {
-                limit: timeout,
-                elapsed: began.elapsed(),
-            },
-            ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
-                CallError::Died { end: String::new() }
-            }
-            ServiceError::Cancelled { .. } => CallError::Cancelled,
-            other => CallError::Other(other.to_string()),
+    /// Tells the child that call `id` is abandoned (best effort).
+    async fn tell_cancelled(&self, id: i64, reason: &str) {
+        if let Some(line) = tool_calls::cancel_line(id, reason) {
+            let _ = self.input.send(line).await;
         }
     }
 
@@ -321,5 +294,14 @@ impl Child {
             let _ = tokio::time::timeout(Duration::from_secs(1), session.close()).await;
         }
         self.process.stop().await;
+    }
+}
+
+/// The start of `text`, for an error message.
+fn excerpt(text: &str) -> String {
+    const SHOWN: usize = 200;
+    match text.char_indices().nth(SHOWN) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
     }
 }

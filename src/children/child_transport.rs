@@ -3,98 +3,142 @@
 //! - **Size.** rmcp's codec silently drops a line over its limit, leaving the call to wait for its
 //!   timeout. Here a message over `CHILD_MESSAGE_LIMIT` ends the connection at once and says so
 //!   (`oversized`), so calls in flight fail immediately with a reason that names the limit.
-//! - **Speed.** rmcp decodes every response as an untagged union of all result types, trying each
-//!   in turn; a tool result is found after a dozen failed attempts, which was a third of
-//!   toolshelf's CPU per call. This transport remembers which requests it sent were `tools/call`
-//!   and decodes their responses straight as `CallToolResult`, falling back to rmcp's decoding
-//!   for everything else (and for a response that is not a plain tool result).
+//! - **Speed.** Responses to direct tool calls (`tool_calls`) and their progress are taken out of
+//!   the stream here and handed to the waiting call undecoded; rmcp sees everything else
+//!   (its own requests' responses, the child's other notifications and requests).
 
 use std::{
-    collections::HashSet,
+    borrow::Cow,
     sync::{
-        Arc, Mutex,
+        Arc,
         atomic::{AtomicBool, Ordering},
     },
 };
 
 use rmcp::{
     RoleClient,
-    model::{
-        CallToolResult, ClientJsonRpcMessage, ClientRequest, RequestId, ServerJsonRpcMessage,
-        ServerResult,
-    },
+    model::{NumberOrString, RequestId},
     service::{RxJsonRpcMessage, TxJsonRpcMessage},
     transport::Transport,
 };
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::io::AsyncRead;
 
-use crate::json_lines::{self, Line, LineReader};
+use super::tool_calls::{Answer, ChildProgress, FIRST_ID, ToolCalls};
+use crate::json_lines::{self, Line, LineReader, LineWriter};
 
 /// The largest message toolshelf reads from a child.
 pub(crate) const CHILD_MESSAGE_LIMIT: usize = 64 * 1024 * 1024;
 
-/// Ids of `tools/call` requests sent to a child and not yet answered. The caller removes an id
-/// whose call ended without an answer (timeout, cancellation), so the set stays small.
-pub(crate) type PendingToolCalls = Arc<Mutex<HashSet<RequestId>>>;
-
-/// Line transport over a child's stdout (read) and stdin (write).
-pub(crate) struct ChildTransport<R, W> {
+/// Line transport over a child's stdout (read) and stdin (write, through `LineWriter`).
+pub(crate) struct ChildTransport<R> {
     lines: LineReader<R>,
-    write: Arc<tokio::sync::Mutex<Option<W>>>,
-    tool_calls: PendingToolCalls,
+    write: LineWriter,
+    calls: ToolCalls,
     oversized: Arc<AtomicBool>,
 }
 
-/// Just enough of a message to route it: its id and, undecoded, its result.
+/// Just enough of a message to route it.
 #[derive(Deserialize)]
 struct Envelope<'a> {
     #[serde(default)]
     id: Option<RequestId>,
     #[serde(borrow, default)]
+    method: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
     result: Option<&'a RawValue>,
-    #[serde(default)]
-    method: Option<&'a str>,
+    #[serde(borrow, default)]
+    error: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    params: Option<&'a RawValue>,
 }
 
-impl<R, W> ChildTransport<R, W>
-where
-    R: AsyncRead + Send + Unpin + 'static,
-    W: AsyncWrite + Send + Unpin + 'static,
-{
+#[derive(Deserialize)]
+struct ErrorBody {
+    code: i32,
+    message: String,
+}
+
+/// The id of a direct call, if `id` is one.
+fn direct_id(id: &NumberOrString) -> Option<i64> {
+    match id {
+        NumberOrString::Number(number) if *number >= FIRST_ID => Some(*number),
+        _ => None,
+    }
+}
+
+impl<R: AsyncRead + Send + Unpin + 'static> ChildTransport<R> {
     pub(crate) fn new(
         read: R,
-        write: W,
+        write: LineWriter,
+        calls: ToolCalls,
         oversized: Arc<AtomicBool>,
-        tool_calls: PendingToolCalls,
     ) -> Self {
         Self {
             lines: LineReader::new(read, CHILD_MESSAGE_LIMIT),
-            write: Arc::new(tokio::sync::Mutex::new(Some(write))),
-            tool_calls,
+            write,
+            calls,
             oversized,
         }
     }
 
-    fn tool_calls(&self) -> std::sync::MutexGuard<'_, HashSet<RequestId>> {
-        self.tool_calls
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
+    /// Handles a message that belongs to a direct call; true when it did.
+    fn take_direct(&self, envelope: &Envelope<'_>) -> bool {
+        match (&envelope.method, &envelope.id) {
+            (None, Some(id)) => {
+                let Some(id) = direct_id(id) else {
+                    return false;
+                };
+                let answer = match (envelope.result, envelope.error) {
+                    (Some(result), None) => Answer::Result(result.to_owned()),
+                    (None, Some(error)) => match serde_json::from_str::<ErrorBody>(error.get()) {
+                        Ok(error) => Answer::Error {
+                            code: error.code,
+                            message: error.message,
+                        },
+                        Err(error) => Answer::Error {
+                            code: -32603,
+                            message: format!(
+                                "the server sent an error that cannot be read: {error}"
+                            ),
+                        },
+                    },
+                    _ => Answer::Error {
+                        code: -32603,
+                        message: "the server sent a response with neither a result nor an error"
+                            .into(),
+                    },
+                };
+                self.calls.answer(id, answer);
+                true
+            }
+            (Some(method), None) if method == "notifications/progress" => {
+                let Some(params) = envelope.params else {
+                    return false;
+                };
+                let Ok(progress) = serde_json::from_str::<ChildProgress<'_>>(params.get()) else {
+                    return false;
+                };
+                let Some(id) = direct_id(&progress.token.0) else {
+                    return false;
+                };
+                if self.calls.progress(id, &progress).is_none() {
+                    tracing::debug!(id, "ignoring progress for a call that is not waiting");
+                }
+                true
+            }
+            _ => false,
+        }
     }
 
-    /// Decodes one line; `None` for a line that is not a message (logged).
+    /// Decodes one line for rmcp; `None` for a line that is not a message (logged) or that a
+    /// direct call took.
     fn decode(&self, text: &[u8]) -> Option<RxJsonRpcMessage<RoleClient>> {
         if let Ok(envelope) = serde_json::from_slice::<Envelope<'_>>(text)
-            && envelope.method.is_none()
-            && let (Some(id), Some(result)) = (envelope.id, envelope.result)
-            && self.tool_calls().remove(&id)
-            && let Ok(result) = serde_json::from_str::<CallToolResult>(result.get())
+            && self.take_direct(&envelope)
         {
-            return Some(ServerJsonRpcMessage::response(
-                ServerResult::CallToolResult(result),
-                id,
-            ));
+            return None;
         }
         match serde_json::from_slice::<RxJsonRpcMessage<RoleClient>>(text) {
             Ok(message) => Some(message),
@@ -106,52 +150,45 @@ where
     }
 }
 
-impl<R, W> Transport<RoleClient> for ChildTransport<R, W>
-where
-    R: AsyncRead + Send + Unpin + 'static,
-    W: AsyncWrite + Send + Unpin + 'static,
-{
+impl<R> Drop for ChildTransport<R> {
+    fn drop(&mut self) {
+        self.calls.close();
+    }
+}
+
+impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleClient> for ChildTransport<R> {
     type Error = std::io::Error;
 
     fn send(
         &mut self,
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        if let ClientJsonRpcMessage::Request(request) = &item
-            && matches!(request.request, ClientRequest::CallToolRequest(_))
-        {
-            self.tool_calls().insert(request.id.clone());
-        }
         let write = self.write.clone();
-        async move {
-            let mut write = write.lock().await;
-            let Some(write) = write.as_mut() else {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::BrokenPipe,
-                    "the connection to the server is closed",
-                ));
-            };
-            json_lines::write(write, &item).await
-        }
+        async move { write.send(json_lines::encode(&item)?).await }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         loop {
-            match self.lines.next(true).await {
-                Ok(Line::Complete) => {}
-                Ok(Line::End) => return None,
+            let ended = match self.lines.next(true).await {
+                Ok(Line::Complete) => false,
+                Ok(Line::End) => true,
                 Ok(Line::TooLong) => {
                     self.oversized.store(true, Ordering::Release);
                     tracing::warn!(
                         limit = CHILD_MESSAGE_LIMIT,
                         "a message from the server exceeded the size limit; closing its connection"
                     );
-                    return None;
+                    true
                 }
                 Err(error) => {
                     tracing::warn!(%error, "cannot read from the server");
-                    return None;
+                    true
                 }
+            };
+            if ended {
+                // Calls waiting fail now; rmcp's own requests fail when this returns `None`.
+                self.calls.close();
+                return None;
             }
             let text = self.lines.text();
             if text.iter().all(u8::is_ascii_whitespace) {
@@ -165,73 +202,76 @@ where
 
     /// Closes the child's stdin, which asks a stdio server to exit.
     async fn close(&mut self) -> Result<(), Self::Error> {
-        drop(self.write.lock().await.take());
+        self.write.close().await;
         Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientJsonRpcMessage};
+    use rmcp::model::ServerJsonRpcMessage;
     use serde_json::json;
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    use tokio::io::AsyncWriteExt;
 
     use super::*;
+    use crate::children::tool_calls::{ProgressTarget, request_line};
 
     #[tokio::test]
-    async fn tool_results_are_decoded_directly_and_other_messages_as_rmcp_does() {
-        let (child_out, ours_in) = tokio::io::duplex(1 << 16);
-        let (ours_out, child_in) = tokio::io::duplex(1 << 16);
-        let pending = PendingToolCalls::default();
-        let mut transport = ChildTransport::new(ours_in, ours_out, Arc::default(), pending.clone());
-        let call = CallToolRequest::new(CallToolRequestParams::new("echo"));
-        let request = ClientJsonRpcMessage::request(
-            ClientRequest::CallToolRequest(call),
-            RequestId::Number(7),
+    async fn direct_answers_are_taken_out_and_the_rest_goes_to_rmcp() {
+        let (mut child, ours) = tokio::io::duplex(1 << 16);
+        let (input, _child_in) = tokio::io::duplex(1 << 16);
+        let (agent_out, _agent) = tokio::io::duplex(1 << 16);
+        let calls = ToolCalls::default();
+        let mut transport = ChildTransport::new(
+            ours,
+            LineWriter::spawn(input),
+            calls.clone(),
+            Arc::default(),
         );
-        transport.send(request).await.expect("send");
-        let mut sent = tokio::io::BufReader::new(child_in).lines();
-        let line = sent.next_line().await.expect("read").expect("a line");
-        let sent: serde_json::Value = serde_json::from_str(&line).expect("JSON");
-        assert_eq!(sent["method"], json!("tools/call"));
-        assert!(
-            pending
-                .lock()
-                .expect("lock")
-                .contains(&RequestId::Number(7))
+        let target = ProgressTarget {
+            out: LineWriter::spawn(agent_out),
+            token: rmcp::model::ProgressToken(NumberOrString::Number(1)),
+        };
+        let mut ticket = calls.register(Some(target)).expect("open");
+        let line = request_line(ticket.id, "echo", &Default::default()).expect("encode");
+        let request: serde_json::Value = serde_json::from_slice(&line).expect("JSON");
+        assert_eq!(
+            request["params"]["_meta"]["progressToken"],
+            json!(ticket.id)
         );
 
-        let mut child = child_out;
-        let answers = [
-            json!({"jsonrpc": "2.0", "id": 7, "result": {"content": [{"type": "text", "text": "hi"}], "_meta": {"k": 1}}}),
-            json!({"jsonrpc": "2.0", "id": 8, "result": {}}),
-            json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}),
+        let id = ticket.id;
+        let lines = [
+            "not json".to_owned(),
+            json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": id, "progress": 1}}).to_string(),
+            json!({"jsonrpc": "2.0", "id": id, "result": {"content": [], "_meta": {"k": 1}}}).to_string(),
+            json!({"jsonrpc": "2.0", "id": 0, "result": {}}).to_string(),
+            json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}).to_string(),
         ];
-        for answer in answers {
+        for line in lines {
             child
-                .write_all(format!("not json\n{answer}\n").as_bytes())
+                .write_all(format!("{line}\n").as_bytes())
                 .await
                 .expect("write");
         }
-        let Some(ServerJsonRpcMessage::Response(response)) = transport.receive().await else {
-            panic!("expected the tool result");
-        };
-        let ServerResult::CallToolResult(result) = response.result else {
-            panic!("expected a CallToolResult");
-        };
-        assert_eq!(
-            serde_json::to_value(&result).ok(),
-            Some(json!({"content": [{"type": "text", "text": "hi"}], "_meta": {"k": 1}}))
-        );
-        assert!(pending.lock().expect("lock").is_empty());
-        // An id that was not a tool call takes rmcp's decoding.
+        // rmcp sees its own response and the notification, nothing of the direct call.
         assert!(matches!(
             transport.receive().await,
             Some(ServerJsonRpcMessage::Response(_))
         ));
+        let Ok(Answer::Result(result)) = ticket.answer.try_recv() else {
+            panic!("the direct call was answered first");
+        };
+        assert_eq!(result.get(), r#"{"content":[],"_meta":{"k":1}}"#);
         assert!(matches!(
             transport.receive().await,
             Some(ServerJsonRpcMessage::Notification(_))
         ));
+        // The end of the stream fails every call still waiting.
+        let mut waiting = calls.register(None).expect("open");
+        drop(child);
+        assert!(transport.receive().await.is_none());
+        assert!(waiting.answer.try_recv().is_err());
+        assert!(calls.register(None).is_none());
     }
 }

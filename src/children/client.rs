@@ -1,5 +1,6 @@
 //! toolshelf's MCP client role toward one child: who it says it is, and what it does with the
-//! notifications a child sends on its own (progress, a changed tool list, log messages).
+//! notifications a child sends on its own (a changed tool list, log messages; progress of tool
+//! calls is taken by the transport, see `tool_calls`).
 #![allow(
     deprecated,
     reason = "SEP-2577 deprecates logging, but children still send it"
@@ -9,22 +10,17 @@ use std::sync::Arc;
 
 use rmcp::{
     ClientHandler, RoleClient,
-    model::{
-        ClientCapabilities, ClientConfig, Implementation, LoggingMessageNotificationParam,
-        ProgressNotificationParam,
-    },
+    model::{ClientCapabilities, ClientConfig, Implementation, LoggingMessageNotificationParam},
     service::NotificationContext,
 };
 use tracing::Instrument;
 
-use super::progress::ProgressRoutes;
 use crate::catalog::ServerCatalog;
 
 /// The client handler of one child connection.
 #[derive(Clone)]
 pub(crate) struct ChildClient {
     pub catalog: Arc<ServerCatalog>,
-    pub progress: ProgressRoutes,
     pub span: tracing::Span,
 }
 
@@ -34,14 +30,6 @@ impl ClientHandler for ChildClient {
             ClientCapabilities::default(),
             Implementation::new("toolshelf", env!("CARGO_PKG_VERSION")),
         )
-    }
-
-    async fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        self.progress.forward(params).await;
     }
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {

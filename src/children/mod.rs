@@ -1,16 +1,19 @@
 //! Child MCP servers: the only module that starts processes. `registry` knows every live
 //! process, `process` runs and stops one (`environment` decides what it inherits), `child` is the
 //! MCP client session over it (`child_transport` carries its messages, bounded in size;
-//! `progress` routes its progress to the agent), `client` is toolshelf's client role.
+//! `tool_calls` sends tool calls and routes their answers and progress past rmcp,
+//! `tool_result` is what they answer, passed on as written), `client` is toolshelf's client role.
 
 mod child;
 mod child_transport;
 mod client;
 mod environment;
 mod process;
-mod progress;
 mod registry;
+mod tool_calls;
+mod tool_result;
 
 pub(crate) use child::Child;
-pub(crate) use progress::ProgressTarget;
 pub(crate) use registry::ProcessRegistry;
+pub(crate) use tool_calls::ProgressTarget;
+pub(crate) use tool_result::ToolResultJson;

@@ -2,27 +2,19 @@
 //! dropped by common clients (rmcp's codec among them) and the call would never answer; such a
 //! result becomes an error that names the limit instead.
 
-use std::io::Write;
+use crate::children::ToolResultJson;
 
-use rmcp::model::{CallToolResult, ContentBlock};
-
-/// The largest result toolshelf sends to the agent.
+/// The largest message toolshelf sends to the agent.
 pub(crate) const AGENT_MESSAGE_LIMIT: usize = 16 * 1024 * 1024;
 
-/// JSON escaping can make a string at most six times longer (`\u0000`).
-const WORST_ESCAPE: usize = 6;
+/// Room for the JSON-RPC envelope around a result: `{"jsonrpc":"2.0","id":…,"result":…}`.
+const ENVELOPE: usize = 1024;
 
-/// Passes `result` through unless its encoding would exceed the limit.
-pub(crate) fn check(result: CallToolResult) -> Result<CallToolResult, String> {
-    // Cheap bound first: only results that could be large are measured exactly.
-    let payload: usize = result.content.iter().map(payload_len).sum();
-    if payload.saturating_mul(WORST_ESCAPE) < AGENT_MESSAGE_LIMIT / 2
-        && result.structured_content.is_none()
-    {
-        return Ok(result);
-    }
-    let size = encoded_len(&result);
-    if size <= AGENT_MESSAGE_LIMIT {
+/// Passes `result` through unless the message carrying it would exceed the limit. The result is
+/// forwarded as the child encoded it, so its length is exact.
+pub(crate) fn check(result: ToolResultJson) -> Result<ToolResultJson, String> {
+    let size = result.json().len();
+    if size + ENVELOPE <= AGENT_MESSAGE_LIMIT {
         return Ok(result);
     }
     Err(format!(
@@ -30,32 +22,4 @@ pub(crate) fn check(result: CallToolResult) -> Result<CallToolResult, String> {
         size as f64 / (1024.0 * 1024.0),
         AGENT_MESSAGE_LIMIT / (1024 * 1024)
     ))
-}
-
-/// The bulk of a block; embedded resources are measured exactly.
-fn payload_len(content: &ContentBlock) -> usize {
-    match content {
-        ContentBlock::Text(text) => text.text.len(),
-        ContentBlock::Image(image) => image.data.len(),
-        ContentBlock::Audio(audio) => audio.data.len(),
-        ContentBlock::ResourceLink(_) => 1024,
-        _ => AGENT_MESSAGE_LIMIT,
-    }
-}
-
-/// Bytes of the JSON encoding, counted without building it.
-fn encoded_len(result: &CallToolResult) -> usize {
-    struct Count(usize);
-    impl Write for Count {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0 += bytes.len();
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    let _ = serde_json::to_writer(&mut count, result);
-    count.0
 }

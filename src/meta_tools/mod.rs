@@ -7,12 +7,12 @@ mod use_tool;
 
 use std::sync::Arc;
 
-use rmcp::model::{CallToolResult, JsonObject, Tool};
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, ResultType, Tool};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::{
-    children::ProgressTarget,
+    children::{ProgressTarget, ToolResultJson},
     config::{Config, ToolFilter},
     error::ToolError,
     schema_check::SchemaCheck,
@@ -96,10 +96,56 @@ impl MetaTools {
         input: Value,
         cancel: &CancellationToken,
         progress: Option<ProgressTarget>,
-    ) -> CallToolResult {
-        use_tool::use_tool(&self.use_check, toolboxes, input, cancel, progress)
-            .await
-            .unwrap_or_else(ToolError::into_result)
+    ) -> UseToolAnswer {
+        match use_tool::use_tool(&self.use_check, toolboxes, input, cancel, progress).await {
+            Ok(result) => UseToolAnswer::Forwarded(result),
+            Err(error) => UseToolAnswer::Failed(error.into_result()),
+        }
+    }
+}
+
+/// What `use_tool` answers: the child's result as the child encoded it, or toolshelf's own
+/// error result.
+pub(crate) enum UseToolAnswer {
+    Forwarded(ToolResultJson),
+    Failed(CallToolResult),
+}
+
+impl UseToolAnswer {
+    /// The result as a typed value, for rmcp's request path (the direct path writes the child's
+    /// bytes instead: `encode_into`).
+    pub(crate) fn into_result(self) -> CallToolResult {
+        match self {
+            UseToolAnswer::Forwarded(result) => {
+                match serde_json::from_str::<CallToolResult>(result.json()) {
+                    Ok(mut result) => {
+                        // rmcp drops it again for sessions older than 2026-07-28.
+                        result.result_type.get_or_insert(ResultType::COMPLETE);
+                        result
+                    }
+                    Err(error) => CallToolResult::error(vec![ContentBlock::text(format!(
+                        "The server's result could not be passed on: {error}. Call the tool again; if it keeps failing, the server's result does not follow the MCP schema."
+                    ))]),
+                }
+            }
+            UseToolAnswer::Failed(result) => result,
+        }
+    }
+
+    /// Appends the result's JSON to `out`; with `resultType` only if `with_result_type` (the
+    /// agent's session is on protocol 2026-07-28 or later).
+    pub(crate) fn encode_into(
+        self,
+        out: &mut Vec<u8>,
+        with_result_type: bool,
+    ) -> serde_json::Result<()> {
+        match self {
+            UseToolAnswer::Forwarded(result) => result.encode_into(out, with_result_type),
+            UseToolAnswer::Failed(mut result) => {
+                result.result_type = with_result_type.then_some(ResultType::COMPLETE);
+                serde_json::to_writer(out, &result)
+            }
+        }
     }
 }
 

@@ -2,7 +2,7 @@
 //! checked against its schema before anything else, then resolved step by step (toolbox, open,
 //! server, tool) and forwarded; the child's result comes back unchanged.
 
-use rmcp::model::{CallToolResult, JsonObject};
+use rmcp::model::JsonObject;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::message_size;
 use crate::{
-    children::ProgressTarget,
+    children::{ProgressTarget, ToolResultJson},
     error::{Context, DownstreamKind, ToolError},
     schema_check::SchemaCheck,
     toolboxes::Toolboxes,
@@ -51,7 +51,7 @@ pub(crate) async fn use_tool(
     input: Value,
     cancel: &CancellationToken,
     progress: Option<ProgressTarget>,
-) -> Result<CallToolResult, ToolError> {
+) -> Result<ToolResultJson, ToolError> {
     let UseToolArgs { tool, arguments } = check.check(input).map_err(ToolError::InvalidUseTool)?;
     let ToolId {
         toolbox,
@@ -103,7 +103,7 @@ pub(crate) async fn use_tool(
             continue; // retired for idleness just now: take the next one
         }
         tracing::debug!(toolbox = %toolbox, server = %server, tool = %canonical, called_as = %name, "forwarding call");
-        return match child.call(&canonical, arguments, cancel, progress).await {
+        return match child.call(&canonical, &arguments, cancel, progress).await {
             Ok(result) => {
                 slot.answered();
                 message_size::check(result)

@@ -196,3 +196,36 @@ async fn agent_cancellation_reaches_the_child() {
     assert_eq!(text(&after), "{}");
     shelf.close().await;
 }
+
+/// A `use_tool` call whose params carry a field the direct path does not take goes through rmcp's
+/// request path instead, and gets the same answer: results, the child's errors, toolshelf's own.
+/// Sessions that start with `initialize` are on 2025-11-25 at most, so no result carries
+/// `resultType`, whatever the child's session said.
+#[tokio::test]
+async fn both_request_paths_answer_alike() {
+    for version in ["2025-06-18", "2025-11-25"] {
+        let mut raw = crate::harness::RawClient::start_on(&dev(), version).await;
+        let open = json!({"name": "open_toolbox", "arguments": {"toolbox": "dev"}});
+        raw.request(1, "tools/call", open).await;
+        for (n, tool) in [
+            "echo",
+            "structured",
+            "fail",
+            "protocol_error",
+            "no_such_tool",
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let call = json!({"tool": {"toolbox": "dev", "server": "fixture", "name": tool}, "arguments": {"a": [1, 2]}});
+            let id = 10 + 2 * n as u64;
+            let params = json!({"name": "use_tool", "arguments": call});
+            let (_, direct) = raw.request(id, "tools/call", params.clone()).await;
+            let mut unusual = params;
+            unusual["x-unusual"] = json!(true);
+            let (_, through_rmcp) = raw.request(id + 1, "tools/call", unusual).await;
+            assert_eq!(direct["result"], through_rmcp["result"], "{version} {tool}");
+            assert_eq!(direct["result"].get("resultType"), None, "{direct}");
+        }
+    }
+}

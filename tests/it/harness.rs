@@ -326,30 +326,46 @@ fn redact_times_of_day(text: &str) -> String {
     out
 }
 
-/// A hand-driven JSON-RPC client on toolshelf's stdio, for what an SDK client hides: the exact
-/// order of messages on the wire, and input that is not JSON at all.
+/// A hand-driven JSON-RPC client on toolshelf's stdio (or a server's), for what an SDK client
+/// hides: the exact order and bytes of messages on the wire, and input that is not JSON at all.
 pub struct RawClient {
     _process: tokio::process::Child,
     stdin: tokio::process::ChildStdin,
     lines: tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
-    _dir: tempfile::TempDir,
+    _dir: Option<tempfile::TempDir>,
 }
 
 impl RawClient {
-    /// Starts `toolshelf serve` on `config` and completes initialization.
+    /// Starts `toolshelf serve` on `config` and completes initialization (protocol 2025-06-18).
     pub async fn start(config: &Value) -> Self {
-        use tokio::io::AsyncBufReadExt;
+        Self::start_on(config, "2025-06-18").await
+    }
+
+    /// Starts `toolshelf serve` on `config` and initializes on protocol `version`.
+    pub async fn start_on(config: &Value, version: &str) -> Self {
         let (dir, path) = write_config(config);
-        let mut process = tokio::process::Command::new(toolshelf_bin())
+        let mut command = tokio::process::Command::new(toolshelf_bin());
+        command
             .args(["serve", "--config"])
             .arg(&path)
-            .env("RUST_LOG", "warn")
+            .env("RUST_LOG", "warn");
+        Self::spawn(command, Some(dir), version).await
+    }
+
+    /// Starts `command` as an MCP server on stdio and initializes on protocol `version`.
+    pub async fn spawn(
+        mut command: tokio::process::Command,
+        dir: Option<tempfile::TempDir>,
+        version: &str,
+    ) -> Self {
+        use tokio::io::AsyncBufReadExt;
+        let mut process = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .kill_on_drop(true)
             .spawn()
-            .expect("spawn toolshelf");
+            .expect("spawn the server");
         let stdin = process.stdin.take().expect("stdin");
         let stdout = process.stdout.take().expect("stdout");
         let mut client = Self {
@@ -358,7 +374,7 @@ impl RawClient {
             lines: tokio::io::BufReader::new(stdout).lines(),
             _dir: dir,
         };
-        let init = json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}});
+        let init = json!({"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}});
         client.request(0, "initialize", init).await;
         client
             .send_line(
@@ -375,28 +391,48 @@ impl RawClient {
         self.stdin.flush().await.expect("flush");
     }
 
-    /// The next message toolshelf writes.
-    pub async fn next(&mut self) -> Value {
-        let line = tokio::time::timeout(DEADLINE, self.lines.next_line())
+    /// The next line the server writes, as written.
+    pub async fn next_line(&mut self) -> String {
+        tokio::time::timeout(DEADLINE, self.lines.next_line())
             .await
             .expect("a message in time")
             .expect("read")
-            .expect("toolshelf closed stdout");
-        serde_json::from_str(&line).expect("toolshelf wrote JSON")
+            .expect("the server closed stdout")
     }
 
-    /// Sends a request and returns (everything toolshelf wrote before the answer, the answer).
-    pub async fn request(&mut self, id: u64, method: &str, params: Value) -> (Vec<Value>, Value) {
+    /// The next message the server writes.
+    pub async fn next(&mut self) -> Value {
+        serde_json::from_str(&self.next_line().await).expect("the server wrote JSON")
+    }
+
+    /// Sends a request and returns (everything the server wrote before the answer, the answer's
+    /// line as written).
+    pub async fn request_raw(
+        &mut self,
+        id: u64,
+        method: &str,
+        params: Value,
+    ) -> (Vec<Value>, String) {
         let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         self.send_line(&request.to_string()).await;
         let mut before = Vec::new();
         loop {
-            let message = self.next().await;
+            let line = self.next_line().await;
+            let message: Value = serde_json::from_str(&line).expect("the server wrote JSON");
             if message.get("id") == Some(&json!(id)) && message.get("method").is_none() {
-                return (before, message);
+                return (before, line);
             }
             before.push(message);
         }
+    }
+
+    /// Sends a request and returns (everything the server wrote before the answer, the answer).
+    pub async fn request(&mut self, id: u64, method: &str, params: Value) -> (Vec<Value>, Value) {
+        let (before, line) = self.request_raw(id, method, params).await;
+        (
+            before,
+            serde_json::from_str(&line).expect("the server wrote JSON"),
+        )
     }
 }
 

@@ -9,7 +9,9 @@ use rmcp::{
 };
 use serde_json::{Value, json};
 
-use crate::harness::{DEADLINE, config, error_text, interop_dir, npm_server, start, text};
+use crate::harness::{
+    DEADLINE, RawClient, config, error_text, interop_dir, npm_server, start, text,
+};
 
 /// A direct client of an installed npm server, without toolshelf.
 async fn direct(bin: &str, args: &[&str]) -> RunningService<RoleClient, ()> {
@@ -108,6 +110,73 @@ async fn server_everything_through_toolshelf_equals_direct() {
     assert_eq!(wire(&ours), wire(&theirs));
     drop(client);
     shelf.close().await;
+}
+
+/// The `result` of a response line, exactly as written.
+fn result_text(line: &str) -> String {
+    #[derive(serde::Deserialize)]
+    struct Response<'a> {
+        #[serde(borrow)]
+        result: &'a serde_json::value::RawValue,
+    }
+    let response: Response<'_> = serde_json::from_str(line).expect("a result");
+    response.result.get().to_owned()
+}
+
+/// A Node server orders keys and escapes text its own way; the agent gets those very bytes.
+#[tokio::test]
+async fn server_everything_result_bytes_pass_through_unchanged() {
+    let everything = npm_server("mcp-server-everything", &[]);
+    let mut shelf = RawClient::start(&config(&[(
+        "demo",
+        "",
+        json!({ "everything": everything }),
+    )]))
+    .await;
+    let (_, opened) = shelf
+        .request(
+            1,
+            "tools/call",
+            json!({"name": "open_toolbox", "arguments": {"toolbox": "demo"}}),
+        )
+        .await;
+    assert_eq!(opened["result"]["isError"], json!(false), "{opened}");
+    let command =
+        tokio::process::Command::new(interop_dir().join("node_modules/.bin/mcp-server-everything"));
+    let mut direct = RawClient::spawn(command, None, "2025-06-18").await;
+    for (id, (tool, arguments)) in [
+        (
+            "echo",
+            json!({"message": "héllo \u{2028} \"quoted\" \\ </script>"}),
+        ),
+        ("get-sum", json!({"a": 0.1, "b": 0.2})),
+        ("get-structured-content", json!({"location": "Chicago"})),
+        (
+            "get-annotated-message",
+            json!({"messageType": "success", "includeImage": true}),
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let id = id as u64 + 2;
+        let call = json!({"tool": {"toolbox": "demo", "server": "everything", "name": tool}, "arguments": arguments});
+        let (_, ours) = shelf
+            .request_raw(
+                id,
+                "tools/call",
+                json!({"name": "use_tool", "arguments": call}),
+            )
+            .await;
+        let (_, theirs) = direct
+            .request_raw(
+                id,
+                "tools/call",
+                json!({"name": tool, "arguments": arguments}),
+            )
+            .await;
+        assert_eq!(result_text(&ours), result_text(&theirs), "{tool}");
+    }
 }
 
 #[tokio::test]

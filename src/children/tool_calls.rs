@@ -1,0 +1,318 @@
+//! `tools/call` requests to one child, sent and answered without rmcp's request machinery. The
+//! profile showed rmcp's path (a channel to its loop, a responder pool, a task per send, then
+//! decoding the result into typed content and encoding it again) to be most of toolshelf's cost
+//! per call. Here a call takes an id from a range rmcp never uses (rmcp counts from 0), writes its
+//! request line itself, and the transport hands the response's `result` bytes straight back.
+//!
+//! Progress uses the call's id as its token. The transport handles it in the same read loop as
+//! responses, so progress is forwarded in the order the child sent it and never after the call
+//! answered: answering removes the call, and with it the route.
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex, MutexGuard},
+    time::Instant,
+};
+
+use rmcp::model::{JsonObject, ProgressToken};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use tokio::sync::oneshot;
+
+use crate::json_lines::{self, LineWriter};
+
+/// The first id of a direct call; below are rmcp's own requests (initialize, tools/list).
+pub(crate) const FIRST_ID: i64 = 1 << 40;
+
+/// How a child answered a call.
+pub(crate) enum Answer {
+    Result(Box<RawValue>),
+    Error { code: i32, message: String },
+}
+
+/// Where the agent wants progress for one call: its output and its token.
+#[derive(Clone)]
+pub(crate) struct ProgressTarget {
+    pub out: LineWriter,
+    pub token: ProgressToken,
+}
+
+struct Waiting {
+    answer: oneshot::Sender<Answer>,
+    progress: Option<ProgressTarget>,
+    /// The last progress forwarded (only increasing progress is).
+    last_progress: f64,
+    /// When the call started or last reported progress; the call timeout counts from here.
+    last_activity: Instant,
+}
+
+#[derive(Default)]
+struct State {
+    next: i64,
+    waiting: HashMap<i64, Waiting>,
+    /// The connection ended: calls waiting were told, and no new call is taken.
+    closed: bool,
+}
+
+/// The direct calls in flight to one child, shared by `Child` (which sends) and the transport
+/// (which answers). Only synchronous locks, never held across an `.await`.
+#[derive(Clone, Default)]
+pub(crate) struct ToolCalls {
+    state: Arc<Mutex<State>>,
+}
+
+/// A registered call. Dropping it forgets the call, so an abandoned call leaves nothing behind.
+pub(crate) struct CallTicket {
+    calls: ToolCalls,
+    pub id: i64,
+    pub answer: oneshot::Receiver<Answer>,
+}
+
+impl Drop for CallTicket {
+    fn drop(&mut self) {
+        self.calls.state().waiting.remove(&self.id);
+    }
+}
+
+impl ToolCalls {
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    /// Registers a call; `None` once the connection has ended.
+    pub(crate) fn register(&self, progress: Option<ProgressTarget>) -> Option<CallTicket> {
+        let (answer, receiver) = oneshot::channel();
+        let mut state = self.state();
+        if state.closed {
+            return None;
+        }
+        let id = FIRST_ID + state.next;
+        state.next += 1;
+        state.waiting.insert(
+            id,
+            Waiting {
+                answer,
+                progress,
+                last_progress: f64::NEG_INFINITY,
+                last_activity: Instant::now(),
+            },
+        );
+        drop(state);
+        Some(CallTicket {
+            calls: self.clone(),
+            id,
+            answer: receiver,
+        })
+    }
+
+    /// When call `id` started or last reported progress; `None` if it is no longer waiting.
+    pub(crate) fn last_activity(&self, id: i64) -> Option<Instant> {
+        self.state().waiting.get(&id).map(|call| call.last_activity)
+    }
+
+    /// Delivers the answer to call `id`, if it is still waiting.
+    pub(crate) fn answer(&self, id: i64, answer: Answer) {
+        let waiting = self.state().waiting.remove(&id);
+        match waiting {
+            Some(call) => {
+                let _ = call.answer.send(answer);
+            }
+            None => tracing::debug!(id, "dropping an answer to a call that is no longer waiting"),
+        }
+    }
+
+    /// Progress the child sent for call `id`: it restarts the call's timer, and goes to the agent
+    /// if the agent asked for progress and it moved forward. `None` when the params do not read.
+    pub(crate) fn progress(&self, id: i64, params: &ChildProgress<'_>) -> Option<()> {
+        let progress: f64 = params.progress.get().parse().ok()?;
+        let mut state = self.state();
+        let call = state.waiting.get_mut(&id)?;
+        call.last_activity = Instant::now();
+        let target = call.progress.as_ref()?;
+        if progress <= call.last_progress {
+            return Some(());
+        }
+        call.last_progress = progress;
+        let line = progress_line(&target.token, params)?;
+        if !target.out.try_send(line) {
+            tracing::debug!("progress dropped: the client's output is full or closed");
+        }
+        Some(())
+    }
+
+    /// The connection ended: every waiting call fails at once, and no new call is taken.
+    pub(crate) fn close(&self) {
+        let mut state = self.state();
+        state.closed = true;
+        state.waiting.clear();
+    }
+}
+
+/// The params of a child's `notifications/progress`, undecoded where they pass through.
+#[derive(Deserialize)]
+pub(crate) struct ChildProgress<'a> {
+    #[serde(rename = "progressToken")]
+    pub token: ProgressToken,
+    #[serde(borrow)]
+    progress: &'a RawValue,
+    #[serde(borrow, default)]
+    total: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    message: Option<&'a RawValue>,
+}
+
+/// The agent's `notifications/progress` for `params`, under the agent's token. `total` and
+/// `message` pass only when they are what the spec says (a number, a string).
+fn progress_line(token: &ProgressToken, params: &ChildProgress<'_>) -> Option<Vec<u8>> {
+    #[derive(Serialize)]
+    struct Params<'a> {
+        #[serde(rename = "progressToken")]
+        token: &'a ProgressToken,
+        progress: &'a RawValue,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        total: Option<&'a RawValue>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        message: Option<&'a RawValue>,
+    }
+    let total = params
+        .total
+        .filter(|total| total.get().parse::<f64>().is_ok());
+    let message = params
+        .message
+        .filter(|message| message.get().starts_with('"'));
+    let notification = Notification {
+        jsonrpc: "2.0",
+        method: "notifications/progress",
+        params: Params {
+            token,
+            progress: params.progress,
+            total,
+            message,
+        },
+    };
+    json_lines::encode(&notification).ok()
+}
+
+#[derive(Serialize)]
+struct Notification<P> {
+    jsonrpc: &'static str,
+    method: &'static str,
+    params: P,
+}
+
+/// The request line of call `id`; its progress token is its id.
+pub(crate) fn request_line(id: i64, name: &str, arguments: &JsonObject) -> Option<Vec<u8>> {
+    #[derive(Serialize)]
+    struct Meta {
+        #[serde(rename = "progressToken")]
+        progress_token: i64,
+    }
+    #[derive(Serialize)]
+    struct Params<'a> {
+        name: &'a str,
+        arguments: &'a JsonObject,
+        #[serde(rename = "_meta")]
+        meta: Meta,
+    }
+    #[derive(Serialize)]
+    struct Request<'a> {
+        jsonrpc: &'static str,
+        id: i64,
+        method: &'static str,
+        params: Params<'a>,
+    }
+    json_lines::encode(&Request {
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: Params {
+            name,
+            arguments,
+            meta: Meta { progress_token: id },
+        },
+    })
+    .ok()
+}
+
+/// `notifications/cancelled` for call `id`.
+pub(crate) fn cancel_line(id: i64, reason: &str) -> Option<Vec<u8>> {
+    #[derive(Serialize)]
+    struct Params<'a> {
+        #[serde(rename = "requestId")]
+        request_id: i64,
+        reason: &'a str,
+    }
+    json_lines::encode(&Notification {
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: Params {
+            request_id: id,
+            reason,
+        },
+    })
+    .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(text: &str) -> Box<RawValue> {
+        RawValue::from_string(text.to_owned()).expect("JSON")
+    }
+
+    #[tokio::test]
+    async fn progress_goes_forward_only_and_not_after_the_answer() {
+        let (ours, mut theirs) = tokio::io::duplex(1 << 16);
+        let out = LineWriter::spawn(ours);
+        let calls = ToolCalls::default();
+        let target = ProgressTarget {
+            out: out.clone(),
+            token: ProgressToken(rmcp::model::NumberOrString::String("agent-1".into())),
+        };
+        let ticket = calls.register(Some(target)).expect("open");
+        let progress = |text: &str| {
+            let params: ChildProgress<'_> = serde_json::from_str(text).expect("params");
+            calls.progress(ticket.id, &params)
+        };
+        let token = ticket.id;
+        let sent = [
+            format!(r#"{{"progressToken":{token},"progress":1,"total":3,"message":"one"}}"#),
+            format!(r#"{{"progressToken":{token},"progress":1}}"#),
+            format!(r#"{{"progressToken":{token},"progress":2.5,"total":"x"}}"#),
+        ];
+        for text in &sent {
+            assert_eq!(progress(text), Some(()));
+        }
+        calls.answer(ticket.id, Answer::Result(raw("{}")));
+        assert_eq!(progress(&sent[0]), None, "no progress after the answer");
+        out.close().await;
+        let mut written = String::new();
+        tokio::io::AsyncReadExt::read_to_string(&mut theirs, &mut written)
+            .await
+            .expect("read");
+        assert_eq!(
+            written,
+            concat!(
+                r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"agent-1","progress":1,"total":3,"message":"one"}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"agent-1","progress":2.5}}"#,
+                "\n"
+            )
+        );
+    }
+
+    #[test]
+    fn a_closed_connection_takes_no_call_and_fails_those_waiting() {
+        let calls = ToolCalls::default();
+        let mut ticket = calls.register(None).expect("open");
+        calls.close();
+        assert!(matches!(
+            ticket.answer.try_recv(),
+            Err(oneshot::error::TryRecvError::Closed)
+        ));
+        assert!(calls.register(None).is_none());
+    }
+}

@@ -1,0 +1,153 @@
+//! A child's `tools/call` result as the child encoded it. It is forwarded byte for byte, never
+//! decoded into typed content and encoded again, with one exception the protocol requires:
+//! `resultType`, which sessions on protocol 2026-07-28 or later must carry and earlier ones never
+//! see, is set for the agent's session whatever the child's session said.
+
+use std::borrow::Cow;
+
+use indexmap::IndexMap;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+/// A tool result's discriminator on protocol 2026-07-28 and later.
+const COMPLETE: &str = "complete";
+
+#[derive(Debug)]
+pub(crate) struct ToolResultJson {
+    raw: Box<RawValue>,
+    /// The child wrote `"resultType": "complete"`.
+    has_result_type: bool,
+}
+
+impl ToolResultJson {
+    /// Checks the shape of a tool result: an object whose `content`, if any, is a list of
+    /// objects with a string `type`, whose `isError`, if any, is a boolean, and whose
+    /// `resultType`, if any, is `"complete"` (the other kinds answer requests toolshelf never
+    /// makes). Anything else comes back as it was.
+    pub(crate) fn check(raw: Box<RawValue>) -> Result<Self, Box<RawValue>> {
+        #[derive(Deserialize)]
+        struct Block<'a> {
+            #[serde(rename = "type", borrow)]
+            _kind: Cow<'a, str>,
+        }
+        #[derive(Deserialize)]
+        struct Shape<'a> {
+            #[serde(borrow, default)]
+            content: Option<Vec<Block<'a>>>,
+            #[serde(rename = "isError", default)]
+            _is_error: Option<bool>,
+            #[serde(rename = "resultType", borrow, default)]
+            result_type: Option<Cow<'a, str>>,
+        }
+        // A struct also reads from a JSON array: require the object.
+        if !raw.get().starts_with('{') {
+            return Err(raw);
+        }
+        let has_result_type = match serde_json::from_str::<Shape<'_>>(raw.get()) {
+            Ok(shape) => {
+                drop(shape.content);
+                match shape.result_type.as_deref() {
+                    None => false,
+                    Some(COMPLETE) => true,
+                    Some(_) => return Err(raw),
+                }
+            }
+            Err(_) => return Err(raw),
+        };
+        Ok(Self {
+            raw,
+            has_result_type,
+        })
+    }
+
+    /// The JSON as the child wrote it.
+    pub(crate) fn json(&self) -> &str {
+        self.raw.get()
+    }
+
+    /// Appends the result to `out`, with `"resultType": "complete"` if and only if
+    /// `with_result_type` (the agent's session is on protocol 2026-07-28 or later).
+    pub(crate) fn encode_into(
+        &self,
+        out: &mut Vec<u8>,
+        with_result_type: bool,
+    ) -> serde_json::Result<()> {
+        let json = self.json();
+        match (with_result_type, self.has_result_type) {
+            (true, false) => {
+                let rest = &json[1..];
+                out.reserve(json.len() + 32);
+                out.extend_from_slice(br#"{"resultType":"complete""#);
+                if !rest.trim_start().starts_with('}') {
+                    out.push(b',');
+                }
+                out.extend_from_slice(rest.as_bytes());
+            }
+            (false, true) => {
+                // Rare: a child on a newer protocol than the agent. Only the top level is read.
+                let mut fields: IndexMap<Cow<'_, str>, &RawValue> = serde_json::from_str(json)?;
+                fields.shift_remove("resultType");
+                serde_json::to_writer(out, &fields)?;
+            }
+            _ => {
+                // Room for the envelope's end too, so a large result is copied once.
+                out.reserve(json.len() + 8);
+                out.extend_from_slice(json.as_bytes());
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(text: &str) -> Result<ToolResultJson, Box<RawValue>> {
+        ToolResultJson::check(RawValue::from_string(text.to_owned()).expect("JSON"))
+    }
+
+    #[test]
+    fn tool_result_shapes() {
+        for good in [
+            r#"{"content":[{"type":"text","text":"hi"}]}"#,
+            r#"{"content":[],"isError":true,"structuredContent":{"a":1},"_meta":{}}"#,
+            r#"{"content":[{"type":"some-future-block","x":1}]}"#,
+            r#"{"resultType":"complete","content":[]}"#,
+        ] {
+            assert!(result(good).is_ok(), "{good}");
+        }
+        for bad in [
+            r#"[]"#,
+            r#"{"content":"hi"}"#,
+            r#"{"content":[{"text":"no type"}]}"#,
+            r#"{"content":[],"isError":"yes"}"#,
+            r#"{"resultType":"input_required","inputRequests":{}}"#,
+        ] {
+            assert!(result(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn result_type_follows_the_agent_session() {
+        let encode = |text: &str, with: bool| {
+            let mut out = Vec::new();
+            result(text)
+                .expect("a result")
+                .encode_into(&mut out, with)
+                .expect("encode");
+            String::from_utf8(out).expect("utf-8")
+        };
+        let plain = r#"{"content":[{"type":"text","text":"a \"b\" ü"}],"x":1.50}"#;
+        let typed =
+            r#"{"content":[{"type":"text","text":"a \"b\" ü"}],"resultType":"complete","x":1.50}"#;
+        assert_eq!(encode(plain, false), plain);
+        assert_eq!(encode(typed, true), typed);
+        assert_eq!(
+            encode(plain, true),
+            r#"{"resultType":"complete","content":[{"type":"text","text":"a \"b\" ü"}],"x":1.50}"#
+        );
+        assert_eq!(encode(typed, false), plain);
+        assert_eq!(encode("{ }", true), r#"{"resultType":"complete" }"#);
+    }
+}
