@@ -93,7 +93,7 @@ impl AgentCalls {
         let out = self.out.clone();
         let calls = self.running.clone();
         let with_result_type = self.with_result_type;
-        self.tasks.spawn(async move {
+        let task = async move {
             let answer = shelf.use_tool(arguments, &cancel, progress).await;
             let wanted = running(&calls).remove(&id).is_some() && !cancel.is_cancelled();
             if !wanted {
@@ -108,7 +108,8 @@ impl AgentCalls {
                 }
                 Err(error) => tracing::error!(%id, %error, "the response could not be encoded"),
             }
-        });
+        };
+        self.tasks.spawn(task);
         true
     }
 

@@ -1,6 +1,10 @@
 //! The `toolshelf` binary: parse the command line, log to stderr, run, exit with a status that
 //! says what happened (0 ok, 1 a server failed `check` or serving failed, 2 bad config or usage).
 
+// The serve future nests rmcp's service loop, the transport and the call path; in an optimised
+// build the MIR inliner computes its layout through more levels than the default 128.
+#![recursion_limit = "256"]
+
 use std::{io::Write, process::ExitCode};
 
 use clap::Parser;

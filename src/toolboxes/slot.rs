@@ -92,6 +92,13 @@ impl ServerSlot {
         if let Some(child) = self.live() {
             return Ok(child);
         }
+        // The start path holds a whole MCP handshake; boxed, its size is not carried (and
+        // copied) by every call's future, which the profile showed to cost more than the call.
+        Box::pin(self.start(registry)).await
+    }
+
+    /// The slow half of `ensure`: start the child under the start lock, or share a start.
+    async fn start(&self, registry: &Arc<ProcessRegistry>) -> Result<Arc<Child>, Arc<str>> {
         let seen = self.starts.load(Ordering::Acquire);
         let _starting = self.start_lock.lock().await;
         if self.starts.load(Ordering::Acquire) != seen {
