@@ -1,6 +1,7 @@
 //! `open_toolbox {toolbox}`: starts what is not running yet and describes the toolbox. The
-//! result is compact JSON, once as text and once as `structuredContent`; nothing a tool would
-//! repeat (toolbox name, status) is repeated per tool.
+//! result is compact JSON, once as text and once as `structuredContent`. Tools are listed under
+//! their server, so nothing is repeated per tool (toolbox, server, status): the result is no
+//! larger than the servers' own `tools/list` results for real servers.
 
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, ToolAnnotations};
 use schemars::JsonSchema;
@@ -27,9 +28,9 @@ pub(crate) struct OpenToolboxArgs {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Opened<'a> {
     pub toolbox: &'a str,
+    #[serde(skip_serializing_if = "str::is_empty")]
     pub description: &'a str,
     pub servers: Vec<ServerSummary<'a>>,
-    pub tools: Vec<ToolSummary<'a>>,
     /// Config overrides that name no tool of their server.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
@@ -39,15 +40,14 @@ pub(crate) struct Opened<'a> {
 pub(crate) struct ServerSummary<'a> {
     pub name: &'a str,
     pub status: &'static str,
-    pub tools: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    pub tools: Vec<ToolSummary<'a>>,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ToolSummary<'a> {
-    pub server: &'a str,
     pub name: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alias: Option<&'a str>,
@@ -114,34 +114,32 @@ pub(crate) fn describe(toolbox: &Toolbox) -> Result<CallToolResult, ToolError> {
         .map(|slot| slot.catalog.tools())
         .collect();
     let mut servers = Vec::with_capacity(states.len());
-    let mut tools = Vec::new();
     for ((slot, state), catalog) in toolbox.servers.iter().zip(&states).zip(&catalogs) {
         let name = slot.spec.name.as_str();
         match failure(state) {
-            None => {
-                servers.push(ServerSummary {
-                    name,
-                    status: "ready",
-                    tools: catalog.len(),
-                    error: None,
-                });
-                tools.extend(catalog.iter().map(|entry| ToolSummary {
-                    server: name,
-                    name: entry.name(),
-                    alias: entry.alias.as_deref(),
-                    title: entry.title.as_deref(),
-                    description: entry.description.as_deref(),
-                    input_schema: &entry.tool.input_schema,
-                    output_schema: entry.tool.output_schema.as_deref(),
-                    annotations: entry.tool.annotations.as_ref(),
-                    tags: &entry.tags,
-                }));
-            }
+            None => servers.push(ServerSummary {
+                name,
+                status: "ready",
+                error: None,
+                tools: catalog
+                    .iter()
+                    .map(|entry| ToolSummary {
+                        name: entry.name(),
+                        alias: entry.alias.as_deref(),
+                        title: entry.title.as_deref(),
+                        description: entry.description.as_deref(),
+                        input_schema: &entry.tool.input_schema,
+                        output_schema: entry.tool.output_schema.as_deref(),
+                        annotations: entry.tool.annotations.as_ref(),
+                        tags: &entry.tags,
+                    })
+                    .collect(),
+            }),
             Some(error) => servers.push(ServerSummary {
                 name,
                 status: "failed",
-                tools: 0,
                 error: Some(error),
+                tools: Vec::new(),
             }),
         }
     }
@@ -149,7 +147,6 @@ pub(crate) fn describe(toolbox: &Toolbox) -> Result<CallToolResult, ToolError> {
         toolbox: &toolbox.spec.name,
         description: &toolbox.spec.description,
         servers,
-        tools,
         warnings: toolbox.warnings(),
     };
     let structured = serde_json::to_value(&opened).unwrap_or(Value::Null);

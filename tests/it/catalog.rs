@@ -26,7 +26,7 @@ async fn open_toolbox_shows_aliases_overrides_and_merged_tags_without_hidden_too
     let opened = shelf.open("dev").await;
     assert_eq!(opened.is_error, Some(false), "{}", text(&opened));
     let opened = opened.structured_content.expect("structured");
-    let tools = opened["tools"].as_array().expect("tools");
+    let tools = opened["servers"][0]["tools"].as_array().expect("tools");
     let echo = tools
         .iter()
         .find(|tool| tool["name"] == "echo")
@@ -36,7 +36,7 @@ async fn open_toolbox_shows_aliases_overrides_and_merged_tags_without_hidden_too
         tools.iter().all(|tool| tool["name"] != "fail"),
         "a hidden tool is listed"
     );
-    assert_eq!(opened["servers"][0]["tools"], json!(tools.len()));
+    assert_eq!(opened["servers"].as_array().map(Vec::len), Some(1));
     insta::assert_json_snapshot!("override_warnings", opened["warnings"]);
     let hidden = shelf.use_tool("dev", "fx", "fail", json!({})).await;
     assert!(

@@ -436,6 +436,21 @@ impl RawClient {
     }
 }
 
+/// The tools of an `open_toolbox` result, each with its server's name added as `server`.
+pub fn opened_tools(opened: &Value) -> Vec<Value> {
+    let servers = opened["servers"].as_array().expect("servers");
+    servers
+        .iter()
+        .flat_map(|server| {
+            let tools = server["tools"].as_array().cloned().unwrap_or_default();
+            tools.into_iter().map(|mut tool| {
+                tool["server"] = server["name"].clone();
+                tool
+            })
+        })
+        .collect()
+}
+
 /// Polls `probe` every 50 ms until it returns `Some`, failing the test at the deadline.
 pub async fn eventually<T, F, Fut>(what: &str, mut probe: F) -> T
 where

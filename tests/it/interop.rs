@@ -10,7 +10,7 @@ use rmcp::{
 use serde_json::{Value, json};
 
 use crate::harness::{
-    DEADLINE, RawClient, config, error_text, interop_dir, npm_server, start, text,
+    DEADLINE, RawClient, config, error_text, interop_dir, npm_server, opened_tools, start, text,
 };
 
 /// A direct client of an installed npm server, without toolshelf.
@@ -47,9 +47,7 @@ fn wire(result: &CallToolResult) -> Value {
 
 /// Tool names and the servers' summaries: what the agent learns from open_toolbox.
 fn outline(opened: &Value) -> Value {
-    let tools: Vec<String> = opened["tools"]
-        .as_array()
-        .expect("tools")
+    let tools: Vec<String> = opened_tools(opened)
         .iter()
         .map(|tool| {
             format!(
@@ -59,7 +57,13 @@ fn outline(opened: &Value) -> Value {
             )
         })
         .collect();
-    json!({ "servers": opened["servers"], "tools": tools })
+    let servers: Vec<Value> = opened["servers"]
+        .as_array()
+        .expect("servers")
+        .iter()
+        .map(|server| json!({"name": server["name"], "status": server["status"]}))
+        .collect();
+    json!({ "servers": servers, "tools": tools })
 }
 
 #[tokio::test]
@@ -77,7 +81,7 @@ async fn server_everything_through_toolshelf_equals_direct() {
 
     let client = direct("mcp-server-everything", &[]).await;
     let direct_tools = client.list_all_tools().await.expect("tools/list");
-    let through: Vec<&Value> = opened["tools"].as_array().expect("tools").iter().collect();
+    let through = opened_tools(&opened);
     assert_eq!(through.len(), direct_tools.len());
     for (ours, theirs) in through.iter().zip(&direct_tools) {
         assert_eq!(ours["name"], json!(theirs.name));

@@ -40,7 +40,15 @@ async fn a_toolbox_opens_with_the_servers_that_started() {
         ]
     );
     // Each failed server carries its reason: exit status, stderr tail, timeout, spawn error.
-    insta::assert_json_snapshot!("partial_open_servers", servers);
+    let summaries: Vec<Value> = servers
+        .iter()
+        .map(|server| {
+            let mut summary = server.clone();
+            summary["tools"] = json!(server["tools"].as_array().map_or(0, Vec::len));
+            summary
+        })
+        .collect();
+    insta::assert_json_snapshot!("partial_open_servers", summaries);
     // Only the good server is running; the failed ones left nothing behind.
     assert_eq!(shelf.children().len(), 1);
 

@@ -11,9 +11,7 @@ use crate::harness::{
 };
 
 fn tool_names(opened: &rmcp::model::CallToolResult) -> Vec<String> {
-    opened.structured_content.as_ref().expect("structured")["tools"]
-        .as_array()
-        .expect("tools")
+    crate::harness::opened_tools(opened.structured_content.as_ref().expect("structured"))
         .iter()
         .map(|tool| tool["name"].as_str().unwrap_or_default().to_owned())
         .collect()
