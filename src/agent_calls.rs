@@ -17,7 +17,6 @@ use std::{
 
 use rmcp::model::{JsonObject, ProgressToken, ProtocolVersion, RequestId};
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use tokio_util::{sync::CancellationToken, task::TaskTracker};
 
 use crate::{
@@ -25,6 +24,16 @@ use crate::{
     meta_tools::{USE_TOOL, UseToolAnswer},
     server::Toolshelf,
 };
+
+/// A `use_tool` request, decoded in one pass from its line.
+#[derive(Deserialize)]
+struct UseToolRequest<'a> {
+    jsonrpc: &'a str,
+    id: RequestId,
+    method: &'a str,
+    #[serde(borrow)]
+    params: UseToolParams<'a>,
+}
 
 /// The params of a `use_tool` call this path serves. Anything else (another field, another
 /// tool) goes to rmcp.
@@ -76,10 +85,16 @@ impl AgentCalls {
         self.with_result_type = version.as_str() >= ProtocolVersion::V_2026_07_28.as_str();
     }
 
-    /// Starts request `id` if `params` are a `use_tool` call this path serves; `false` leaves
-    /// the request to rmcp.
-    pub(crate) fn try_start(&self, id: RequestId, params: &RawValue) -> bool {
-        let Ok(params) = serde_json::from_str::<UseToolParams<'_>>(params.get()) else {
+    /// Starts the request on `line` if it is a `use_tool` call this path serves; `false` leaves
+    /// the line to rmcp.
+    pub(crate) fn try_start(&self, line: &[u8]) -> bool {
+        let Ok(UseToolRequest {
+            jsonrpc: "2.0",
+            id,
+            method: "tools/call",
+            params,
+        }) = serde_json::from_slice::<UseToolRequest<'_>>(line)
+        else {
             return false;
         };
         if params.name != USE_TOOL {

@@ -77,16 +77,15 @@ impl<R: AsyncRead + Send + Unpin + 'static> AgentTransport<R> {
         if text.iter().all(u8::is_ascii_whitespace) {
             return None;
         }
+        if self.initialized && self.calls.try_start(text) {
+            return None;
+        }
         if let Ok(envelope) = serde_json::from_slice::<CallEnvelope<'_>>(text)
             && envelope.jsonrpc == "2.0"
             && envelope.method == "tools/call"
+            && let Some(call) = tool_call(envelope)
         {
-            if self.initialized && self.calls.try_start(envelope.id.clone(), envelope.params) {
-                return None;
-            }
-            if let Some(call) = tool_call(envelope) {
-                return Some(call);
-            }
+            return Some(call);
         }
         match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text) {
             Ok(message) => {

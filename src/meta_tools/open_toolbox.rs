@@ -1,7 +1,8 @@
 //! `open_toolbox {toolbox}`: starts what is not running yet and describes the toolbox. The
 //! result is compact JSON, once as text and once as `structuredContent`. Tools are listed under
-//! their server, so nothing is repeated per tool (toolbox, server, status): the result is no
-//! larger than the servers' own `tools/list` results for real servers.
+//! their server, so nothing is repeated per tool (toolbox, server, status), and nothing the agent
+//! already has (the toolbox's description is in `tools/list`): the result is smaller than the
+//! servers' own `tools/list` results for real servers.
 
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, ToolAnnotations};
 use schemars::JsonSchema;
@@ -28,8 +29,6 @@ pub(crate) struct OpenToolboxArgs {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Opened<'a> {
     pub toolbox: &'a str,
-    #[serde(skip_serializing_if = "str::is_empty")]
-    pub description: &'a str,
     pub servers: Vec<ServerSummary<'a>>,
     /// Config overrides that name no tool of their server.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -145,7 +144,6 @@ pub(crate) fn describe(toolbox: &Toolbox) -> Result<CallToolResult, ToolError> {
     }
     let opened = Opened {
         toolbox: &toolbox.spec.name,
-        description: &toolbox.spec.description,
         servers,
         warnings: toolbox.warnings(),
     };

@@ -330,7 +330,7 @@ fn redact_times_of_day(text: &str) -> String {
 /// hides: the exact order and bytes of messages on the wire, and input that is not JSON at all.
 pub struct RawClient {
     _process: tokio::process::Child,
-    stdin: tokio::process::ChildStdin,
+    stdin: Option<tokio::process::ChildStdin>,
     lines: tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
     _dir: Option<tempfile::TempDir>,
 }
@@ -370,7 +370,7 @@ impl RawClient {
         let stdout = process.stdout.take().expect("stdout");
         let mut client = Self {
             _process: process,
-            stdin,
+            stdin: Some(stdin),
             lines: tokio::io::BufReader::new(stdout).lines(),
             _dir: dir,
         };
@@ -386,9 +386,15 @@ impl RawClient {
 
     pub async fn send_line(&mut self, line: &str) {
         use tokio::io::AsyncWriteExt;
-        self.stdin.write_all(line.as_bytes()).await.expect("write");
-        self.stdin.write_all(b"\n").await.expect("write");
-        self.stdin.flush().await.expect("flush");
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(line.as_bytes()).await.expect("write");
+        stdin.write_all(b"\n").await.expect("write");
+        stdin.flush().await.expect("flush");
+    }
+
+    /// Closes the server's stdin: the end of the client's input.
+    pub fn close_stdin(&mut self) {
+        self.stdin = None;
     }
 
     /// The next line the server writes, as written.

@@ -133,6 +133,23 @@ async fn closing_stdin_stops_every_child_and_exits() {
     );
 }
 
+/// A client that closes its input right after a call still gets the answer, as rmcp does for
+/// the requests it handles; then toolshelf exits.
+#[tokio::test]
+async fn a_call_in_flight_when_the_input_ends_still_answers() {
+    let dev = config(&[("dev", "", json!({ "fixture": fixture(&[]) }))]);
+    let mut raw = crate::harness::RawClient::start(&dev).await;
+    let open = json!({"name": "open_toolbox", "arguments": {"toolbox": "dev"}});
+    raw.request(1, "tools/call", open).await;
+    let call = json!({"tool": {"toolbox": "dev", "server": "fixture", "name": "sleep"}, "arguments": {"ms": 300}});
+    let request = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "use_tool", "arguments": call}});
+    raw.send_line(&request.to_string()).await;
+    raw.close_stdin();
+    let answer = raw.next().await;
+    assert_eq!(answer["id"], json!(2), "{answer}");
+    assert_eq!(answer["result"]["isError"], json!(false), "{answer}");
+}
+
 #[tokio::test]
 async fn sigterm_stops_every_child_and_exits_zero() {
     let (mut shelf, children) = started_children(&two_toolboxes()).await;
