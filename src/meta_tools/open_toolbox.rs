@@ -1,8 +1,8 @@
 //! `open_toolbox {toolbox}`: starts what is not running yet and describes the toolbox. The
 //! result is compact JSON, once as text and once as `structuredContent`. Tools are listed under
 //! their server, so nothing is repeated per tool (toolbox, server, status), and nothing the agent
-//! already has (the toolbox's description is in `tools/list`): the result is smaller than the
-//! servers' own `tools/list` results for real servers.
+//! already has (the toolbox's description is in `tools/list`), and no input schema that declares
+//! no arguments (`{"type":"object"}`): the result is smaller than the servers' own `tools/list`.
 
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, ToolAnnotations};
 use schemars::JsonSchema;
@@ -54,7 +54,9 @@ pub(crate) struct ToolSummary<'a> {
     pub title: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<&'a str>,
-    pub input_schema: &'a JsonObject,
+    /// Left out when it declares no arguments (see [`declares_arguments`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_schema: Option<&'a JsonObject>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<&'a JsonObject>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -127,7 +129,8 @@ pub(crate) fn describe(toolbox: &Toolbox) -> Result<CallToolResult, ToolError> {
                         alias: entry.alias.as_deref(),
                         title: entry.title.as_deref(),
                         description: entry.description.as_deref(),
-                        input_schema: &entry.tool.input_schema,
+                        input_schema: Some(entry.tool.input_schema.as_ref())
+                            .filter(|schema| declares_arguments(schema)),
                         output_schema: entry.tool.output_schema.as_deref(),
                         annotations: entry.tool.annotations.as_ref(),
                         tags: &entry.tags,
@@ -152,4 +155,50 @@ pub(crate) fn describe(toolbox: &Toolbox) -> Result<CallToolResult, ToolError> {
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     result.structured_content = Some(structured);
     Ok(result)
+}
+
+/// False for an input schema that only says "an object" (`{"type":"object"}`, with at most an
+/// empty `properties` and a `$schema` dialect): it tells the agent nothing, and leaving it out
+/// saves about 8 tokens a tool. Anything more (a property, `required`, `additionalProperties`…)
+/// is kept whole.
+fn declares_arguments(schema: &JsonObject) -> bool {
+    let bare = schema.get("type").is_some_and(|kind| kind == "object")
+        && schema.iter().all(|(key, value)| match key.as_str() {
+            "type" | "$schema" => true,
+            "properties" => value.as_object().is_some_and(JsonObject::is_empty),
+            _ => false,
+        });
+    !bare
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn declares(schema: Value) -> bool {
+        declares_arguments(schema.as_object().expect("an object"))
+    }
+
+    #[test]
+    fn a_bare_object_schema_declares_no_arguments() {
+        assert!(!declares(json!({"type": "object"})));
+        assert!(!declares(json!({"type": "object", "properties": {}})));
+        assert!(!declares(
+            json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "properties": {}})
+        ));
+    }
+
+    #[test]
+    fn any_constraint_is_a_declaration() {
+        assert!(declares(json!({"type": "object", "properties": {"a": {}}})));
+        assert!(declares(
+            json!({"type": "object", "additionalProperties": false})
+        ));
+        assert!(declares(json!({"type": "object", "required": []})));
+        assert!(declares(json!({"type": ["object", "null"]})));
+        assert!(declares(json!({"type": "object", "properties": true})));
+        assert!(declares(json!({"properties": {}})));
+    }
 }
