@@ -80,13 +80,20 @@ pub(crate) enum CallError {
     Cancelled,
     #[error("the server answered tools/call with something that is not a tool result: {0}")]
     NotAToolResult(String),
+    /// Not expected: the arguments were read as JSON, so they can be written as JSON.
+    #[error(
+        "toolshelf could not encode the request for the server ({0}); this is a toolshelf bug, please report it with the arguments"
+    )]
+    Unencodable(String),
 }
 
 impl CallError {
     /// What kind of failure this is, for programs.
     pub(crate) fn kind(&self) -> DownstreamKind {
         match self {
-            CallError::Protocol { .. } | CallError::NotAToolResult(_) => DownstreamKind::ChildError,
+            CallError::Protocol { .. }
+            | CallError::NotAToolResult(_)
+            | CallError::Unencodable(_) => DownstreamKind::ChildError,
             CallError::Timeout { .. } => DownstreamKind::Timeout,
             CallError::Died { .. } => DownstreamKind::ServerUnavailable,
             CallError::TooLarge => DownstreamKind::ResultTooLarge,
@@ -236,7 +243,7 @@ impl Child {
             return Err(self.explain_death().await);
         };
         let request = tool_calls::request_line(ticket.id, name, arguments)
-            .ok_or_else(|| CallError::NotAToolResult("the request cannot be encoded".into()))?;
+            .map_err(|error| CallError::Unencodable(error.to_string()))?;
         if self.input.send(request).await.is_err() {
             return Err(self.explain_death().await);
         }

@@ -203,7 +203,11 @@ struct Notification<P> {
 }
 
 /// The request line of call `id`; its progress token is its id.
-pub(crate) fn request_line(id: i64, name: &str, arguments: &JsonObject) -> Option<Vec<u8>> {
+pub(crate) fn request_line(
+    id: i64,
+    name: &str,
+    arguments: &JsonObject,
+) -> std::io::Result<Vec<u8>> {
     #[derive(Serialize)]
     struct Meta {
         #[serde(rename = "progressToken")]
@@ -233,7 +237,6 @@ pub(crate) fn request_line(id: i64, name: &str, arguments: &JsonObject) -> Optio
             meta: Meta { progress_token: id },
         },
     })
-    .ok()
 }
 
 /// `notifications/cancelled` for call `id`.

@@ -206,8 +206,7 @@ async fn agent_cancellation_reaches_the_child() {
 async fn both_request_paths_answer_alike() {
     for version in ["2025-06-18", "2025-11-25"] {
         let mut raw = crate::harness::RawClient::start_on(&dev(), version).await;
-        let open = json!({"name": "open_toolbox", "arguments": {"toolbox": "dev"}});
-        raw.request(1, "tools/call", open).await;
+        raw.open(1, "dev").await;
         for (n, tool) in [
             "echo",
             "structured",

@@ -432,6 +432,12 @@ impl RawClient {
         }
     }
 
+    /// Opens `toolbox` with request `id` and returns the answer.
+    pub async fn open(&mut self, id: u64, toolbox: &str) -> Value {
+        let params = json!({"name": "open_toolbox", "arguments": {"toolbox": toolbox}});
+        self.request(id, "tools/call", params).await.1
+    }
+
     /// Sends a request and returns (everything the server wrote before the answer, the answer).
     pub async fn request(&mut self, id: u64, method: &str, params: Value) -> (Vec<Value>, Value) {
         let (before, line) = self.request_raw(id, method, params).await;

@@ -146,13 +146,7 @@ async fn server_everything_result_bytes_pass_through_unchanged() {
         json!({ "everything": everything }),
     )]))
     .await;
-    let (_, opened) = shelf
-        .request(
-            1,
-            "tools/call",
-            json!({"name": "open_toolbox", "arguments": {"toolbox": "demo"}}),
-        )
-        .await;
+    let opened = shelf.open(1, "demo").await;
     assert_eq!(opened["result"]["isError"], json!(false), "{opened}");
     let command =
         tokio::process::Command::new(interop_dir().join("node_modules/.bin/mcp-server-everything"));
@@ -334,13 +328,7 @@ async fn server_everything_progress_reaches_the_agent_under_its_token() {
         json!({ "everything": npm_server("mcp-server-everything", &[]) }),
     )]))
     .await;
-    let (_, opened) = client
-        .request(
-            1,
-            "tools/call",
-            json!({"name": "open_toolbox", "arguments": {"toolbox": "demo"}}),
-        )
-        .await;
+    let opened = client.open(1, "demo").await;
     assert_eq!(opened["result"]["isError"], json!(false), "{opened}");
     let call = json!({
         "name": "use_tool",

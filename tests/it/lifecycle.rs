@@ -139,8 +139,7 @@ async fn closing_stdin_stops_every_child_and_exits() {
 async fn a_call_in_flight_when_the_input_ends_still_answers() {
     let dev = config(&[("dev", "", json!({ "fixture": fixture(&[]) }))]);
     let mut raw = crate::harness::RawClient::start(&dev).await;
-    let open = json!({"name": "open_toolbox", "arguments": {"toolbox": "dev"}});
-    raw.request(1, "tools/call", open).await;
+    raw.open(1, "dev").await;
     let call = json!({"tool": {"toolbox": "dev", "server": "fixture", "name": "sleep"}, "arguments": {"ms": 300}});
     let request = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "use_tool", "arguments": call}});
     raw.send_line(&request.to_string()).await;

@@ -139,13 +139,7 @@ async fn progress_reaches_the_agent_with_its_token_in_order_and_never_after_the_
         json!({ "fixture": fixture(&[]) }),
     )]))
     .await;
-    client
-        .request(
-            1,
-            "tools/call",
-            json!({"name": "open_toolbox", "arguments": {"toolbox": "dev"}}),
-        )
-        .await;
+    client.open(1, "dev").await;
     let call = json!({
         "name": "use_tool",
         "arguments": {
