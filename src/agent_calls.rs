@@ -8,32 +8,20 @@
 //! It behaves as rmcp's path does: a call cancelled by `notifications/cancelled` gets no
 //! response, and calls in flight when the input ends may still answer for a while (`drain`).
 
-use std::{
-    borrow::Cow,
-    collections::HashMap,
-    sync::{Arc, Mutex, MutexGuard},
-    time::Duration,
-};
+use std::{borrow::Cow, time::Duration};
 
-use rmcp::model::{JsonObject, ProgressToken, ProtocolVersion, RequestId};
+use rmcp::model::{ProgressToken, ProtocolVersion};
 use serde::Deserialize;
-use tokio_util::{sync::CancellationToken, task::TaskTracker};
+use serde_json::value::RawValue;
+use tokio_util::task::TaskTracker;
 
 use crate::{
+    agent_message::{self, AgentId},
+    agent_requests::{AgentRequests, InUse},
     json_lines::LineWriter,
-    meta_tools::{USE_TOOL, UseToolAnswer},
+    meta_tools::{USE_TOOL, UseToolInput},
     server::Toolshelf,
 };
-
-/// A `use_tool` request, decoded in one pass from its line.
-#[derive(Deserialize)]
-struct UseToolRequest<'a> {
-    jsonrpc: &'a str,
-    id: RequestId,
-    method: &'a str,
-    #[serde(borrow)]
-    params: UseToolParams<'a>,
-}
 
 /// The params of a `use_tool` call this path serves. Anything else (another field, another
 /// tool) goes to rmcp.
@@ -42,8 +30,8 @@ struct UseToolRequest<'a> {
 struct UseToolParams<'a> {
     #[serde(borrow)]
     name: Cow<'a, str>,
-    #[serde(default)]
-    arguments: Option<JsonObject>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
     #[serde(rename = "_meta", default)]
     meta: Option<RequestMeta>,
 }
@@ -57,24 +45,22 @@ struct RequestMeta {
     progress_token: Option<ProgressToken>,
 }
 
-type Running = Arc<Mutex<HashMap<RequestId, CancellationToken>>>;
-
 /// The `use_tool` calls in flight on this path.
 pub(crate) struct AgentCalls {
     shelf: Toolshelf,
     out: LineWriter,
-    running: Running,
+    requests: AgentRequests,
     tasks: TaskTracker,
     /// The session is on protocol 2026-07-28 or later: results carry `resultType`.
     with_result_type: bool,
 }
 
 impl AgentCalls {
-    pub(crate) fn new(shelf: Toolshelf, out: LineWriter) -> Self {
+    pub(crate) fn new(shelf: Toolshelf, out: LineWriter, requests: AgentRequests) -> Self {
         Self {
             shelf,
             out,
-            running: Running::default(),
+            requests,
             tasks: TaskTracker::new(),
             with_result_type: false,
         }
@@ -85,37 +71,36 @@ impl AgentCalls {
         self.with_result_type = version.as_str() >= ProtocolVersion::V_2026_07_28.as_str();
     }
 
-    /// Starts the request on `line` if it is a `use_tool` call this path serves; `false` leaves
-    /// the line to rmcp.
-    pub(crate) fn try_start(&self, line: &[u8]) -> bool {
-        let Ok(UseToolRequest {
-            jsonrpc: "2.0",
-            id,
-            method: "tools/call",
-            params,
-        }) = serde_json::from_slice::<UseToolRequest<'_>>(line)
-        else {
-            return false;
-        };
+    /// Starts request `id` if `params` make it a `use_tool` call this path serves; `None` leaves
+    /// it to rmcp.
+    pub(crate) fn try_start(&self, id: &AgentId, params: &RawValue) -> Option<Result<(), InUse>> {
+        let params = serde_json::from_str::<UseToolParams<'_>>(params.get()).ok()?;
         if params.name != USE_TOOL {
-            return false;
+            return None;
         }
+        let ticket = match self.requests.begin_direct(id) {
+            Ok(ticket) => ticket,
+            Err(in_use) => return Some(Err(in_use)),
+        };
         let progress = params.meta.and_then(|meta| meta.progress_token);
-        let arguments = params.arguments;
-        let cancel = CancellationToken::new();
-        running(&self.running).insert(id.clone(), cancel.clone());
+        let input = match params.arguments {
+            Some(arguments) => UseToolInput::from_raw(arguments),
+            None => UseToolInput::from_object(Default::default()),
+        };
         let shelf = self.shelf.clone();
         let out = self.out.clone();
-        let calls = self.running.clone();
+        let requests = self.requests.clone();
         let with_result_type = self.with_result_type;
+        let id = id.clone();
         let task = async move {
-            let answer = shelf.use_tool(arguments, &cancel, progress).await;
-            let wanted = running(&calls).remove(&id).is_some() && !cancel.is_cancelled();
-            if !wanted {
+            let answer = shelf.use_tool(input, &ticket.cancel, progress).await;
+            if !requests.finish_direct(&id, &ticket) {
                 tracing::debug!(%id, "dropping the response to a cancelled call");
                 return;
             }
-            match response_line(&id, answer, with_result_type) {
+            let line =
+                agent_message::response_line(&id, |out| answer.encode_into(out, with_result_type));
+            match line {
                 Ok(line) => {
                     if let Err(error) = out.send(line).await {
                         tracing::debug!(%id, %error, "the response could not be sent");
@@ -125,15 +110,7 @@ impl AgentCalls {
             }
         };
         self.tasks.spawn(task);
-        true
-    }
-
-    /// Cancels call `id` if it runs here (the agent sent `notifications/cancelled`).
-    pub(crate) fn cancel(&self, id: &RequestId) {
-        if let Some(cancel) = running(&self.running).remove(id) {
-            tracing::debug!(%id, "call cancelled by the client");
-            cancel.cancel();
-        }
+        Some(Ok(()))
     }
 
     /// Waits up to `limit` for the calls in flight to answer; no call starts afterwards.
@@ -146,23 +123,4 @@ impl AgentCalls {
             tracing::warn!("calls still in flight after {limit:?} were not answered");
         }
     }
-}
-
-fn running(calls: &Running) -> MutexGuard<'_, HashMap<RequestId, CancellationToken>> {
-    calls.lock().unwrap_or_else(|poison| poison.into_inner())
-}
-
-/// `{"jsonrpc":"2.0","id":…,"result":…}` and a newline, the result written as it came.
-fn response_line(
-    id: &RequestId,
-    answer: UseToolAnswer,
-    with_result_type: bool,
-) -> serde_json::Result<Vec<u8>> {
-    let mut line = Vec::with_capacity(128);
-    line.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-    serde_json::to_writer(&mut line, id)?;
-    line.extend_from_slice(br#","result":"#);
-    answer.encode_into(&mut line, with_result_type)?;
-    line.extend_from_slice(b"}\n");
-    Ok(line)
 }

@@ -1,8 +1,10 @@
-//! Newline-delimited JSON-RPC between the agent and toolshelf (stdio). rmcp's own transport
-//! silently drops a line that is not JSON; this one answers it, as JSON-RPC asks: a line that is
-//! not JSON gets a parse error (-32700), JSON that is not a message gets an invalid-request error
-//! (-32600) with its id when it has one, and toolshelf keeps serving. A notification that cannot
-//! be read is only logged, since notifications are never answered.
+//! Newline-delimited JSON-RPC between the agent and toolshelf (stdio). Every request gets
+//! exactly one answer, as JSON-RPC asks, under the id the agent wrote: `agent_message` reads each
+//! line leniently, `agent_requests` keeps the ids in flight (a duplicate is refused; rmcp gets ids
+//! of its own, since its typed ids hold neither `1.5` nor numbers past 64 bits). A line that is
+//! not JSON gets a parse error (-32700), JSON that is not a message an invalid-request error
+//! (-32600, `"id": null` when no id can be read), a known method with unreadable params -32602;
+//! toolshelf keeps serving. A notification that cannot be read is only logged.
 //!
 //! Once the session is initialized, `use_tool` calls are handed to `agent_calls`, which answers
 //! them itself; everything else goes to rmcp. All output, rmcp's and `agent_calls`', is written
@@ -13,18 +15,21 @@ use std::time::Duration;
 use rmcp::{
     RoleServer,
     model::{
-        CallToolRequest, CallToolRequestParams, ClientJsonRpcMessage, ClientNotification,
-        ClientRequest, ErrorData, GetExtensions, RequestId, ServerJsonRpcMessage, ServerResult,
+        CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
+        ClientJsonRpcMessage, ClientNotification, ClientRequest, ErrorCode, GetExtensions,
+        RequestId, ServerJsonRpcMessage, ServerResult,
     },
     service::{RxJsonRpcMessage, TxJsonRpcMessage},
     transport::Transport,
 };
 use serde::Deserialize;
-use serde_json::{Value, value::RawValue};
+use serde_json::value::RawValue;
 use tokio::io::AsyncRead;
 
 use crate::{
     agent_calls::AgentCalls,
+    agent_message::{self, AgentId, Incoming},
+    agent_requests::{AgentRequests, Cancelled},
     json_lines::{self, Line, LineReader, LineWriter},
 };
 
@@ -40,123 +45,270 @@ const DRAIN_AT_STOP: Duration = Duration::from_secs(2);
 pub(crate) struct AgentTransport<R> {
     lines: LineReader<R>,
     write: LineWriter,
+    route: Router,
+    /// An answer to a line that could not be served, written before the next read.
+    reply: Option<Vec<u8>>,
+}
+
+/// Decides where each message goes; apart from the reader so a line can be routed while the
+/// reader's buffer holds it.
+struct Router {
     calls: AgentCalls,
+    requests: AgentRequests,
     /// The client sent `notifications/initialized`: `use_tool` calls go to `calls` from now on.
     initialized: bool,
-    /// An answer to a line that could not be read, written before the next read.
-    reply: Option<ServerJsonRpcMessage>,
+}
+
+/// What to do with one line.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "lives for one line and is returned unboxed as rmcp's message; boxing would allocate per message"
+)]
+enum Routed {
+    Rmcp(RxJsonRpcMessage<RoleServer>),
+    Reply(Vec<u8>),
+    Done,
 }
 
 impl<R: AsyncRead + Send + Unpin + 'static> AgentTransport<R> {
-    pub(crate) fn new(read: R, write: LineWriter, calls: AgentCalls) -> Self {
+    pub(crate) fn new(
+        read: R,
+        write: LineWriter,
+        calls: AgentCalls,
+        requests: AgentRequests,
+    ) -> Self {
         Self {
             lines: LineReader::new(read, MAX_AGENT_LINE),
             write,
-            calls,
-            initialized: false,
+            route: Router {
+                calls,
+                requests,
+                initialized: false,
+            },
             reply: None,
         }
     }
 
-    /// Decides what to do with one line: a message, or an answer to queue.
+    /// Decides what to do with one line: a message for rmcp, or nothing (an answer is queued).
     fn take_line(&mut self, line: Line) -> Option<RxJsonRpcMessage<RoleServer>> {
-        if line == Line::TooLong {
-            self.reply = Some(ServerJsonRpcMessage::error(
-                ErrorData::invalid_request(
-                    format!(
-                        "message over the {} MiB limit; send smaller arguments",
-                        MAX_AGENT_LINE / (1024 * 1024)
-                    ),
-                    None,
+        let routed = if line == Line::TooLong {
+            // The line is gone, but its start is kept: the id is usually there.
+            let id = agent_message::id_in_head(self.lines.text());
+            Routed::Reply(agent_message::error_line(
+                id.as_ref(),
+                ErrorCode::INVALID_REQUEST,
+                &format!(
+                    "message over the {} MiB limit; send smaller arguments",
+                    MAX_AGENT_LINE / (1024 * 1024)
                 ),
-                None,
-            ));
-            return None;
+            ))
+        } else {
+            self.route.line(self.lines.text())
+        };
+        match routed {
+            Routed::Rmcp(message) => Some(message),
+            Routed::Reply(answer) => {
+                self.reply = Some(answer);
+                None
+            }
+            Routed::Done => None,
         }
-        let text = self.lines.text();
-        if text.iter().all(u8::is_ascii_whitespace) {
-            return None;
+    }
+}
+
+impl Router {
+    fn line(&mut self, text: &[u8]) -> Routed {
+        match agent_message::read(text) {
+            Incoming::Blank => Routed::Done,
+            Incoming::Refused(answer) => Routed::Reply(answer),
+            Incoming::Ignored(why) => {
+                tracing::debug!(%why, "ignoring a notification that cannot be read");
+                Routed::Done
+            }
+            Incoming::Response => match serde_json::from_slice(text) {
+                Ok(message) => Routed::Rmcp(message),
+                Err(error) => {
+                    tracing::debug!(%error, "ignoring a response that cannot be read");
+                    Routed::Done
+                }
+            },
+            Incoming::Notification { method, params } => self.notification(text, &method, params),
+            Incoming::Request { id, method, params } => self.request(&id, &method, params),
         }
-        if self.initialized && self.calls.try_start(text) {
-            return None;
-        }
-        if let Ok(envelope) = serde_json::from_slice::<CallEnvelope<'_>>(text)
-            && envelope.jsonrpc == "2.0"
-            && envelope.method == "tools/call"
-            && let Some(call) = tool_call(envelope)
-        {
-            return Some(call);
+    }
+
+    fn notification(&mut self, text: &[u8], method: &str, params: Option<&RawValue>) -> Routed {
+        if method == "notifications/cancelled" {
+            return self.cancelled(params);
         }
         match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text) {
             Ok(message) => {
-                if let ClientJsonRpcMessage::Notification(notification) = &message {
-                    match &notification.notification {
-                        ClientNotification::InitializedNotification(_) => self.initialized = true,
-                        ClientNotification::CancelledNotification(cancelled) => {
-                            if let Some(id) = &cancelled.params.request_id {
-                                self.calls.cancel(id);
-                            }
-                        }
-                        _ => {}
-                    }
+                if let ClientJsonRpcMessage::Notification(notification) = &message
+                    && let ClientNotification::InitializedNotification(_) =
+                        &notification.notification
+                {
+                    self.initialized = true;
                 }
-                Some(message)
-            }
-            Err(error) if error.is_syntax() || error.is_eof() => {
-                tracing::debug!(%error, "a line from the client is not JSON");
-                self.reply = Some(ServerJsonRpcMessage::error(
-                    ErrorData::parse_error(format!("Parse error: {error}"), None),
-                    None,
-                ));
-                None
+                Routed::Rmcp(message)
             }
             Err(error) => {
-                self.reply = not_a_message(text, &error);
-                None
+                tracing::debug!(%method, %error, "ignoring a notification that cannot be read");
+                Routed::Done
+            }
+        }
+    }
+
+    /// The agent cancels one of its requests: the call stops, the id is free again, and the
+    /// request gets no answer.
+    fn cancelled(&mut self, params: Option<&RawValue>) -> Routed {
+        #[derive(Deserialize)]
+        struct Params<'a> {
+            #[serde(rename = "requestId", borrow)]
+            request_id: &'a RawValue,
+            #[serde(default)]
+            reason: Option<String>,
+        }
+        let Some(Params { request_id, reason }) =
+            params.and_then(|params| serde_json::from_str::<Params<'_>>(params.get()).ok())
+        else {
+            tracing::debug!("ignoring notifications/cancelled without a requestId");
+            return Routed::Done;
+        };
+        let Some(id) = AgentId::from_raw(request_id) else {
+            return Routed::Done;
+        };
+        match self.requests.cancel(&id) {
+            Cancelled::Direct => {
+                tracing::debug!(%id, "call cancelled by the client");
+                Routed::Done
+            }
+            Cancelled::Rmcp(internal) => {
+                let params = CancelledNotificationParam::new(Some(internal), reason);
+                let notification =
+                    ClientNotification::CancelledNotification(CancelledNotification::new(params));
+                Routed::Rmcp(ClientJsonRpcMessage::notification(notification))
+            }
+            Cancelled::Unknown => {
+                tracing::debug!(%id, "cancellation of a request that is not in flight");
+                Routed::Done
+            }
+        }
+    }
+
+    fn request(&mut self, id: &AgentId, method: &str, params: Option<&RawValue>) -> Routed {
+        if self.initialized
+            && method == "tools/call"
+            && let Some(params) = params
+        {
+            match self.calls.try_start(id, params) {
+                Some(Ok(())) => return Routed::Done,
+                Some(Err(_)) => return Routed::Reply(in_use(id)),
+                None => {}
+            }
+        }
+        let Ok(internal) = self.requests.begin_rmcp(id) else {
+            return Routed::Reply(in_use(id));
+        };
+        match for_rmcp(internal.clone(), method, params) {
+            Ok(message) => Routed::Rmcp(message),
+            Err(refusal) => {
+                self.requests.finish_rmcp(&internal);
+                Routed::Reply(agent_message::error_line(
+                    Some(id),
+                    ErrorCode::INVALID_PARAMS,
+                    &refusal,
+                ))
             }
         }
     }
 }
 
-/// Just enough of a request to recognise a `tools/call`.
-#[derive(Deserialize)]
-struct CallEnvelope<'a> {
-    jsonrpc: &'a str,
-    id: RequestId,
-    method: &'a str,
-    #[serde(borrow)]
-    params: &'a RawValue,
+fn in_use(id: &AgentId) -> Vec<u8> {
+    agent_message::error_line(
+        Some(id),
+        ErrorCode::INVALID_REQUEST,
+        &format!(
+            "request id '{id}' is already in use by a call in flight; give each request an id of its own"
+        ),
+    )
+}
+
+/// The methods of MCP requests a client may send: a request for one of these that rmcp can
+/// only read as a custom request has params that do not fit, -32602 rather than -32601.
+const CLIENT_METHODS: &[&str] = &[
+    "ping",
+    "initialize",
+    "server/discover",
+    "completion/complete",
+    "logging/setLevel",
+    "prompts/get",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "subscriptions/listen",
+    "tools/call",
+    "tools/list",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
+];
+
+/// Request `method` with `params` as rmcp's message under rmcp's id `internal`, or why the
+/// params cannot be read.
+fn for_rmcp(
+    internal: RequestId,
+    method: &str,
+    params: Option<&RawValue>,
+) -> Result<RxJsonRpcMessage<RoleServer>, String> {
+    if method == "tools/call" {
+        let Some(params) = params else {
+            return Err(
+                r#"Invalid params: tools/call needs params, e.g. {"name":"open_toolbox","arguments":{"toolbox":"…"}}"#
+                    .to_owned(),
+            );
+        };
+        return tool_call(internal, params)
+            .map_err(|error| format!("Invalid params for tools/call: {error}"));
+    }
+    let mut line = Vec::with_capacity(64 + params.map_or(0, |p| p.get().len()));
+    line.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    serde_json::to_writer(&mut line, &internal).map_err(|error| error.to_string())?;
+    line.extend_from_slice(br#","method":"#);
+    serde_json::to_writer(&mut line, method).map_err(|error| error.to_string())?;
+    if let Some(params) = params {
+        line.extend_from_slice(br#","params":"#);
+        line.extend_from_slice(params.get().as_bytes());
+    }
+    line.push(b'}');
+    let message = serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(&line)
+        .map_err(|error| format!("Invalid params for {method}: {error}"))?;
+    if let ClientJsonRpcMessage::Request(request) = &message
+        && let ClientRequest::CustomRequest(_) = &request.request
+        && CLIENT_METHODS.contains(&method)
+    {
+        return Err(format!(
+            "Invalid params for {method}: they do not have the shape the MCP specification gives this method"
+        ));
+    }
+    Ok(message)
 }
 
 /// A `tools/call` request for rmcp, decoded directly. rmcp decodes every request by buffering
 /// it and trying each request type in turn, which the profile showed to be a fifth of
 /// toolshelf's CPU per call. The result is what rmcp's own decoding gives: `_meta` moves from the
-/// params into the request's extensions. Anything unusual returns `None` and takes rmcp's path.
-fn tool_call(envelope: CallEnvelope<'_>) -> Option<RxJsonRpcMessage<RoleServer>> {
-    let mut params: CallToolRequestParams = serde_json::from_str(envelope.params.get()).ok()?;
+/// params into the request's extensions.
+fn tool_call(id: RequestId, params: &RawValue) -> serde_json::Result<RxJsonRpcMessage<RoleServer>> {
+    let mut params: CallToolRequestParams = serde_json::from_str(params.get())?;
     let meta = params.meta.take();
     let mut request = CallToolRequest::new(params);
     if let Some(meta) = meta {
         request.extensions_mut().insert(meta);
     }
-    Some(ClientJsonRpcMessage::request(
+    Ok(ClientJsonRpcMessage::request(
         ClientRequest::CallToolRequest(request),
-        envelope.id,
-    ))
-}
-
-/// The answer to well-formed JSON that is not a message toolshelf understands.
-fn not_a_message(text: &[u8], error: &serde_json::Error) -> Option<ServerJsonRpcMessage> {
-    let value: Value = serde_json::from_slice(text).ok()?;
-    let id = value
-        .get("id")
-        .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
-    if id.is_none() && value.get("method").is_some() {
-        tracing::debug!(%error, "ignoring a notification that cannot be read");
-        return None;
-    }
-    Some(ServerJsonRpcMessage::error(
-        ErrorData::invalid_request(format!("Invalid request: {error}"), None),
         id,
     ))
 }
@@ -171,23 +323,29 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for AgentTrans
         if let ServerJsonRpcMessage::Response(response) = &item
             && let ServerResult::InitializeResult(initialized) = &response.result
         {
-            self.calls.set_protocol(&initialized.protocol_version);
+            self.route.calls.set_protocol(&initialized.protocol_version);
         }
+        let line = self.route.encode(&item);
         let write = self.write.clone();
-        async move { write.send(json_lines::encode(&item)?).await }
+        async move {
+            match line {
+                Some(line) => write.send(line?).await,
+                None => Ok(()),
+            }
+        }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
             if let Some(reply) = self.reply.take() {
                 // Best effort: if this future is dropped mid-write, the reply is not retried.
-                if self.send(reply).await.is_err() {
+                if self.write.send(reply).await.is_err() {
                     return None;
                 }
             }
             let line = match self.lines.next(false).await {
                 Ok(Line::End) => {
-                    self.calls.drain(DRAIN_AT_END).await;
+                    self.route.calls.drain(DRAIN_AT_END).await;
                     return None;
                 }
                 Ok(line) => line,
@@ -203,8 +361,40 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for AgentTrans
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
-        self.calls.drain(DRAIN_AT_STOP).await;
+        self.route.calls.drain(DRAIN_AT_STOP).await;
         self.write.close().await;
         Ok(())
+    }
+}
+
+impl Router {
+    /// rmcp's message as a line, an answer under the agent's own id; `None` for an answer
+    /// nobody waits for any more (the agent cancelled the request).
+    fn encode(&self, item: &ServerJsonRpcMessage) -> Option<std::io::Result<Vec<u8>>> {
+        let line = match item {
+            ServerJsonRpcMessage::Response(response) => {
+                let id = self.agent_id(&response.id)?;
+                agent_message::response_line(&id, |out| {
+                    serde_json::to_writer(out, &response.result)
+                })
+            }
+            ServerJsonRpcMessage::Error(error) => {
+                let id = match &error.id {
+                    Some(internal) => Some(self.agent_id(internal)?),
+                    None => None,
+                };
+                agent_message::error_data_line(id.as_ref(), &error.error)
+            }
+            _ => return Some(json_lines::encode(item)),
+        };
+        Some(line.map_err(std::io::Error::other))
+    }
+
+    fn agent_id(&self, internal: &RequestId) -> Option<AgentId> {
+        let id = self.requests.finish_rmcp(internal);
+        if id.is_none() {
+            tracing::debug!(%internal, "dropping the answer to a cancelled request");
+        }
+        id
     }
 }

@@ -10,12 +10,20 @@ use tokio::{
 /// Read buffer size: a pipe holds 64 KiB, so one read can take what the writer wrote.
 const READ_BUFFER: usize = 64 * 1024;
 
+/// How much of an over-long line is kept, for the id of the request it held.
+const KEPT_HEAD: usize = 4 * 1024;
+
+/// A line buffer grown past this by a large message is given back once the message is handled,
+/// so a 70 MB message does not keep 70 MB resident for good.
+const KEPT_CAPACITY: usize = 1024 * 1024;
+
 /// What one read produced.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Line {
     /// A whole line is in the buffer (without its newline: see `LineReader::text`).
     Complete,
-    /// A line longer than the limit ended; its bytes were dropped.
+    /// A line longer than the limit ended; its bytes were dropped but for the first few KiB
+    /// (`LineReader::text`).
     TooLong,
     /// The stream ended.
     End,
@@ -48,6 +56,9 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     pub(crate) async fn next(&mut self, stop_early: bool) -> std::io::Result<Line> {
         if std::mem::take(&mut self.returned) {
             self.line.clear();
+            if self.line.capacity() > KEPT_CAPACITY {
+                self.line = Vec::new();
+            }
         }
         loop {
             let available = self.read.fill_buf().await?;
@@ -63,8 +74,8 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                 self.line.extend_from_slice(chunk);
             }
             self.read.consume(used);
-            if self.line.len() > self.limit {
-                self.line.clear();
+            if !self.skipping && self.line.len() > self.limit {
+                self.line.truncate(KEPT_HEAD);
                 self.skipping = true;
                 if stop_early {
                     self.returned = true;
@@ -82,7 +93,8 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
         }
     }
 
-    /// The last complete line, without its newline, carriage return or byte-order mark.
+    /// The last complete line, without its newline, carriage return or byte-order mark; after
+    /// `Line::TooLong`, its first few KiB.
     pub(crate) fn text(&self) -> &[u8] {
         let text = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
         let text = text.strip_suffix(b"\r").unwrap_or(text);
@@ -175,6 +187,9 @@ async fn write_lines<W: AsyncWrite + Unpin>(mut write: W, mut commands: mpsc::Re
                 return;
             }
             batch.clear();
+            if batch.capacity() > KEPT_CAPACITY {
+                batch = Vec::new();
+            }
         }
         if let Some(done) = close {
             let _ = write.shutdown().await;
@@ -197,6 +212,7 @@ mod tests {
         assert_eq!(reader.next(false).await.ok(), Some(Line::Complete));
         assert_eq!(reader.text(), b"{\"a\":1}");
         assert_eq!(reader.next(false).await.ok(), Some(Line::TooLong));
+        assert_eq!(reader.text(), b"this line is far too long for the limit");
         assert_eq!(reader.next(false).await.ok(), Some(Line::Complete));
         assert_eq!(reader.text(), b"ok");
         assert_eq!(reader.next(false).await.ok(), Some(Line::End));

@@ -4,8 +4,9 @@
 //! Code map (request path top to bottom):
 //! - `cli` / `main.rs` — commands, logging to stderr, signals, exit codes.
 //! - [`server`] — the MCP server role on stdio; dispatches `tools/call` to the meta-tools.
-//! - `agent_transport` — line-delimited JSON-RPC with the agent; answers unreadable lines.
-//!   `agent_calls` — `use_tool` served beside rmcp. `json_lines` — the framing and the one
+//! - `agent_transport` — line-delimited JSON-RPC with the agent; `agent_message` reads a line
+//!   leniently and writes answers under the agent's own id; `agent_requests` — the ids in
+//!   flight (one answer per request). `agent_calls` — `use_tool` served beside rmcp. `json_lines` — the framing and the one
 //!   writer per stream, shared with the children's transport.
 //! - `meta_tools` — `open_toolbox` and `use_tool`: schemas, descriptions, instructions, lookups.
 //! - `error` — the one place toolshelf's failures become agent-visible text (seed 003).
@@ -15,6 +16,8 @@
 //! - `catalog` — each server's current tools; `suggest` — "did you mean" by edit distance.
 
 mod agent_calls;
+mod agent_message;
+mod agent_requests;
 mod agent_transport;
 mod catalog;
 pub mod check;

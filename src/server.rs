@@ -7,21 +7,22 @@ use std::{future::Future, sync::Arc};
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler, ServiceExt,
     model::{
-        CallToolRequestParams, CallToolResponse, Implementation, JsonObject, ListToolsResult,
+        CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
         PaginatedRequestParams, ProgressToken, ServerCapabilities, ServerConfig,
     },
-    service::RequestContext,
+    service::{RequestContext, ServerInitializeError},
 };
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::{
     agent_calls::AgentCalls,
+    agent_requests::AgentRequests,
     agent_transport::AgentTransport,
     children::ProgressTarget,
     config::Config,
     json_lines::LineWriter,
-    meta_tools::{MetaTools, OPEN_TOOLBOX, USE_TOOL, UseToolAnswer},
+    meta_tools::{MetaTools, OPEN_TOOLBOX, USE_TOOL, UseToolAnswer, UseToolInput},
     toolboxes::Toolboxes,
 };
 
@@ -65,7 +66,7 @@ impl Toolshelf {
     /// Runs `use_tool`; progress goes to the agent under `progress`, if the agent gave a token.
     pub(crate) async fn use_tool(
         &self,
-        arguments: Option<JsonObject>,
+        input: UseToolInput,
         cancel: &CancellationToken,
         progress: Option<ProgressToken>,
     ) -> UseToolAnswer {
@@ -74,7 +75,6 @@ impl Toolshelf {
             out: inner.out.clone(),
             token,
         });
-        let input = Value::Object(arguments.unwrap_or_default());
         inner
             .meta
             .use_tool(&inner.toolboxes, input, cancel, progress)
@@ -115,7 +115,8 @@ impl ServerHandler for Toolshelf {
             }
             USE_TOOL => {
                 let progress = context.meta.get_progress_token();
-                self.use_tool(request.arguments, &context.ct, progress)
+                let input = UseToolInput::from_object(request.arguments.unwrap_or_default());
+                self.use_tool(input, &context.ct, progress)
                     .await
                     .into_result()
             }
@@ -141,7 +142,9 @@ pub async fn serve_stdio(
     let (stdin, stdout) = rmcp::transport::stdio_pipes();
     let out = LineWriter::spawn(stdout);
     let shelf = Toolshelf::new(config, out.clone());
-    let transport = AgentTransport::new(stdin, out.clone(), AgentCalls::new(shelf.clone(), out));
+    let requests = AgentRequests::default();
+    let calls = AgentCalls::new(shelf.clone(), out.clone(), requests.clone());
+    let transport = AgentTransport::new(stdin, out, calls, requests);
     let outcome = serve_on(&shelf, transport, shutdown).await;
     shelf.shutdown().await;
     outcome
@@ -158,9 +161,16 @@ where
 {
     tokio::pin!(shutdown);
     let running = tokio::select! {
-        running = shelf.clone().serve(transport) => {
-            running.map_err(|error| ServeError::Initialize(error.to_string()))?
-        }
+        running = shelf.clone().serve(transport) => match running {
+            Ok(running) => running,
+            // Input ended before a session began: a client that connected and left (a probe, a
+            // 2026-07-28 client that only discovered), or empty input. A normal end.
+            Err(ServerInitializeError::ConnectionClosed(_)) => {
+                tracing::info!("the client left before starting a session");
+                return Ok(());
+            }
+            Err(error) => return Err(ServeError::Initialize(error.to_string())),
+        },
         () = &mut shutdown => return Ok(()),
     };
     tracing::info!("client initialized");

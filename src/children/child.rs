@@ -9,7 +9,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use rmcp::{RoleClient, ServiceExt, model::JsonObject, service::RunningService};
+use rmcp::{RoleClient, ServiceExt, service::RunningService};
 use tokio_util::sync::CancellationToken;
 
 use super::{
@@ -80,7 +80,7 @@ pub(crate) enum CallError {
     Cancelled,
     #[error("the server answered tools/call with something that is not a tool result: {0}")]
     NotAToolResult(String),
-    /// Not expected: the arguments were read as JSON, so they can be written as JSON.
+    /// Not expected: the arguments are JSON already.
     #[error(
         "toolshelf could not encode the request for the server ({0}); this is a toolshelf bug, please report it with the arguments"
     )]
@@ -234,7 +234,7 @@ impl Child {
     pub(crate) async fn call(
         &self,
         name: &str,
-        arguments: &JsonObject,
+        arguments: Option<&serde_json::value::RawValue>,
         cancel: &CancellationToken,
         progress: Option<ProgressTarget>,
     ) -> Result<ToolResultJson, CallError> {

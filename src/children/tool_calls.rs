@@ -14,7 +14,7 @@ use std::{
     time::Instant,
 };
 
-use rmcp::model::{JsonObject, ProgressToken};
+use rmcp::model::ProgressToken;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use tokio::sync::oneshot;
@@ -206,7 +206,7 @@ struct Notification<P> {
 pub(crate) fn request_line(
     id: i64,
     name: &str,
-    arguments: &JsonObject,
+    arguments: Option<&RawValue>,
 ) -> std::io::Result<Vec<u8>> {
     #[derive(Serialize)]
     struct Meta {
@@ -216,7 +216,7 @@ pub(crate) fn request_line(
     #[derive(Serialize)]
     struct Params<'a> {
         name: &'a str,
-        arguments: &'a JsonObject,
+        arguments: Arguments<'a>,
         #[serde(rename = "_meta")]
         meta: Meta,
     }
@@ -233,10 +233,23 @@ pub(crate) fn request_line(
         method: "tools/call",
         params: Params {
             name,
-            arguments,
+            arguments: Arguments(arguments),
             meta: Meta { progress_token: id },
         },
     })
+}
+
+/// A call's arguments as the agent wrote them; `{}` when it gave none.
+struct Arguments<'a>(Option<&'a RawValue>);
+
+impl Serialize for Arguments<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self.0 {
+            Some(raw) => raw.serialize(serializer),
+            None => serializer.serialize_map(Some(0))?.end(),
+        }
+    }
 }
 
 /// `notifications/cancelled` for call `id`.

@@ -20,6 +20,7 @@ use crate::{
 };
 use open_toolbox::OpenToolboxArgs;
 use use_tool::UseToolArgs;
+pub(crate) use use_tool::UseToolInput;
 
 pub(crate) const OPEN_TOOLBOX: &str = "open_toolbox";
 pub(crate) const USE_TOOL: &str = "use_tool";
@@ -93,7 +94,7 @@ impl MetaTools {
     pub(crate) async fn use_tool(
         &self,
         toolboxes: &Toolboxes,
-        input: Value,
+        input: UseToolInput,
         cancel: &CancellationToken,
         progress: Option<ProgressTarget>,
     ) -> UseToolAnswer {

@@ -2,19 +2,90 @@
 //! checked against its schema before anything else, then resolved step by step (toolbox, open,
 //! server, tool) and forwarded; the child's result comes back unchanged.
 
+use indexmap::IndexMap;
 use rmcp::model::JsonObject;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Value, value::RawValue};
 use tokio_util::sync::CancellationToken;
 
 use super::message_size;
 use crate::{
     children::{ProgressTarget, ToolResultJson},
     error::{Context, DownstreamKind, ToolError},
-    schema_check::SchemaCheck,
+    schema_check::{SchemaCheck, Violation, ViolationKind},
     toolboxes::Toolboxes,
 };
+
+/// `use_tool`'s input as the agent sent it. The tool's own `arguments` stay raw JSON: they are
+/// the child's business, passed on byte for byte, and may hold what toolshelf's parser refuses
+/// (nesting deeper than 128 levels, a lone surrogate escape, `1e400`). The rest, the identifier,
+/// is checked against the schema, with `{}` in place of an object of arguments.
+pub(crate) struct UseToolInput {
+    checked: Result<Value, Violation>,
+    arguments: Option<Box<RawValue>>,
+}
+
+impl UseToolInput {
+    /// From the raw JSON of `params.arguments`.
+    pub(crate) fn from_raw(raw: &RawValue) -> Self {
+        let Ok(members) = serde_json::from_str::<IndexMap<String, &RawValue>>(raw.get()) else {
+            // Not an object: the check reports its type.
+            return Self {
+                checked: readable("", raw),
+                arguments: None,
+            };
+        };
+        let mut object = JsonObject::new();
+        let mut arguments = None;
+        for (key, value) in members {
+            if key == "arguments" && value.get().starts_with('{') {
+                arguments = Some(value.to_owned());
+                object.insert(key, Value::Object(JsonObject::new()));
+                continue;
+            }
+            match readable(&key, value) {
+                Ok(value) => {
+                    object.insert(key, value);
+                }
+                Err(violation) => {
+                    return Self {
+                        checked: Err(violation),
+                        arguments: None,
+                    };
+                }
+            }
+        }
+        Self {
+            checked: Ok(Value::Object(object)),
+            arguments,
+        }
+    }
+
+    /// From arguments rmcp has already decoded.
+    pub(crate) fn from_object(mut object: JsonObject) -> Self {
+        let arguments = match object.get_mut("arguments") {
+            Some(value @ Value::Object(_)) => {
+                let taken = std::mem::replace(value, Value::Object(JsonObject::new()));
+                serde_json::value::to_raw_value(&taken).ok()
+            }
+            _ => None,
+        };
+        Self {
+            checked: Ok(Value::Object(object)),
+            arguments,
+        }
+    }
+}
+
+/// `raw` as a value toolshelf can check, or why it cannot be read.
+fn readable(path: &str, raw: &RawValue) -> Result<Value, Violation> {
+    serde_json::from_str(raw.get()).map_err(|error| Violation {
+        path: path.to_owned(),
+        message: format!("cannot be read ({error}); send plain JSON"),
+        kind: ViolationKind::Other,
+    })
+}
 
 /// Input of `use_tool`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -24,6 +95,10 @@ pub(crate) struct UseToolArgs {
     pub tool: ToolId,
     /// The tool's own arguments, matching its inputSchema. Defaults to {}.
     #[serde(default)]
+    #[expect(
+        dead_code,
+        reason = "declared for the schema; the arguments themselves travel raw (UseToolInput)"
+    )]
     pub arguments: JsonObject,
 }
 
@@ -48,11 +123,15 @@ const RETRIES: usize = 3;
 pub(crate) async fn use_tool(
     check: &SchemaCheck<UseToolArgs>,
     toolboxes: &Toolboxes,
-    input: Value,
+    input: UseToolInput,
     cancel: &CancellationToken,
     progress: Option<ProgressTarget>,
 ) -> Result<ToolResultJson, ToolError> {
-    let UseToolArgs { tool, arguments } = check.check(input).map_err(ToolError::InvalidUseTool)?;
+    let checked = input
+        .checked
+        .map_err(|violation| ToolError::InvalidUseTool(vec![violation]))?;
+    let UseToolArgs { tool, .. } = check.check(checked).map_err(ToolError::InvalidUseTool)?;
+    let arguments = input.arguments.as_deref();
     let ToolId {
         toolbox,
         server,
@@ -103,7 +182,7 @@ pub(crate) async fn use_tool(
             continue; // retired for idleness just now: take the next one
         }
         tracing::debug!(toolbox = %toolbox, server = %server, tool = %canonical, called_as = %name, "forwarding call");
-        return match child.call(&canonical, &arguments, cancel, progress).await {
+        return match child.call(&canonical, arguments, cancel, progress).await {
             Ok(result) => {
                 slot.answered();
                 message_size::check(result)

@@ -251,22 +251,38 @@ pub async fn wait_all_gone(pids: &[u32]) -> Vec<u32> {
 /// The folder where the pinned npm servers are installed, installing them on first use.
 pub fn interop_dir() -> PathBuf {
     static INSTALLED: OnceLock<Mutex<Option<PathBuf>>> = OnceLock::new();
-    let lock = INSTALLED.get_or_init(|| Mutex::new(None));
+    install_once(&INSTALLED, "install-interop.sh", "target/interop")
+}
+
+/// The virtual environment with the pinned Python MCP clients, installed on first use.
+pub fn python_env() -> PathBuf {
+    static INSTALLED: OnceLock<Mutex<Option<PathBuf>>> = OnceLock::new();
+    install_once(&INSTALLED, "install-python.sh", "target/pyenv")
+}
+
+/// Runs `scripts/{script}` into `folder` once per test run (the script itself skips what is
+/// installed already).
+fn install_once(
+    installed: &'static OnceLock<Mutex<Option<PathBuf>>>,
+    script: &str,
+    folder: &str,
+) -> PathBuf {
+    let lock = installed.get_or_init(|| Mutex::new(None));
     let mut guard = lock.lock().unwrap_or_else(|poison| poison.into_inner());
     if let Some(dir) = guard.as_ref() {
         return dir.clone();
     }
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/interop");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/install-interop.sh");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = root.join(folder);
     let status = std::process::Command::new("bash")
-        .arg(&script)
+        .arg(root.join("scripts").join(script))
         .arg(&dir)
         .stdin(Stdio::null())
         .status()
-        .expect("run scripts/install-interop.sh");
+        .unwrap_or_else(|error| panic!("run scripts/{script}: {error}"));
     assert!(
         status.success(),
-        "installing the interop servers failed: see the output of scripts/install-interop.sh above"
+        "scripts/{script} failed: see its output above"
     );
     *guard = Some(dir.clone());
     dir
@@ -390,6 +406,11 @@ impl RawClient {
         stdin.write_all(line.as_bytes()).await.expect("write");
         stdin.write_all(b"\n").await.expect("write");
         stdin.flush().await.expect("flush");
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self._process.id().expect("the server is running")
     }
 
     /// Closes the server's stdin: the end of the client's input.

@@ -4,6 +4,7 @@
 mod bench_smoke;
 mod catalog;
 mod cli;
+mod clients;
 mod config_errors;
 mod contract;
 mod forwarding;
@@ -11,3 +12,4 @@ mod harness;
 mod interop;
 mod lifecycle;
 mod supervision;
+mod wire;
