@@ -25,6 +25,9 @@ pub enum Command {
     Check(ConfigArg),
     /// Print the JSON Schema of the config file, for editors.
     Schema,
+    /// Internal: the process guard toolshelf starts beside its children (see ARCHITECTURE.md).
+    #[command(name = "process-guard", hide = true)]
+    ProcessGuard,
 }
 
 #[derive(Debug, Args)]

@@ -22,6 +22,7 @@ mod agent_transport;
 mod catalog;
 pub mod check;
 mod children;
+pub use children::guard::{GUARD_COMMAND, run as run_process_guard};
 pub mod cli;
 pub mod config;
 mod error;

@@ -20,6 +20,10 @@ const DEFAULT_LOG_FILTER: &str = "warn,toolshelf=info";
 fn main() -> ExitCode {
     return_large_buffers_to_the_system();
     let cli = Cli::parse();
+    if let Command::ProcessGuard = cli.command {
+        toolshelf::run_process_guard(std::io::stdin().lock());
+        return ExitCode::SUCCESS;
+    }
     init_logging(cli.log_level.as_deref());
     // One thread: toolshelf mostly waits on pipes, and on a small machine the agent, toolshelf
     // and the children already compete for the cores; measured faster than a thread pool (see
@@ -40,6 +44,7 @@ fn main() -> ExitCode {
 
 async fn run(command: Command) -> ExitCode {
     match command {
+        Command::ProcessGuard => ExitCode::SUCCESS,
         Command::Schema => {
             let schema = serde_json::to_string_pretty(&config::json_schema()).unwrap_or_default();
             write_stdout(&format!("{schema}\n"))

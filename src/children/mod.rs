@@ -1,5 +1,5 @@
 //! Child MCP servers: the only module that starts processes. `registry` knows every live
-//! process, `process` runs and stops one (`environment` decides what it inherits), `child` is the
+//! process (and tells `guard`, which kills what is left if toolshelf dies), `process` runs and stops one (`environment` decides what it inherits), `child` is the
 //! MCP client session over it (`child_transport` carries its messages, bounded in size;
 //! `tool_calls` sends tool calls and routes their answers and progress past rmcp,
 //! `tool_result` is what they answer, passed on as written), `client` is toolshelf's client role.
@@ -8,6 +8,7 @@ mod child;
 mod child_transport;
 mod client;
 mod environment;
+pub mod guard;
 mod process;
 mod registry;
 mod tool_calls;

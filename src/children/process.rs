@@ -248,14 +248,19 @@ fn die_with_parent(command: &mut tokio::process::Command) {
 fn die_with_parent(_command: &mut tokio::process::Command) {}
 
 /// Waits for the child to exit, or for `stop`: then gives it `STOP_GRACE`, sends SIGTERM to its
-/// group, gives it `STOP_GRACE` again, and kills the group.
+/// group, gives it `STOP_GRACE` again, and kills the group. However the leader ended, whatever
+/// it left running in its group (npx → node, `sh -c "server; true"` → server) is killed then.
 async fn supervise(mut child: Box<dyn ChildWrapper>, stop: CancellationToken) -> Option<Exit> {
+    let exit = wait_or_stop(&mut child, stop).await;
+    let _ = child.signal(SIGKILL);
+    exit
+}
+
+async fn wait_or_stop(child: &mut Box<dyn ChildWrapper>, stop: CancellationToken) -> Option<Exit> {
     tokio::select! {
         status = child.wait() => {
             let exit = status.ok().map(Exit);
             log_exit(exit);
-            // Whatever the child left running in its group (npx → node) goes with it.
-            let _ = child.signal(SIGKILL);
             return exit;
         }
         () = stop.cancelled() => {}

@@ -12,11 +12,16 @@ use process_wrap::tokio::ChildWrapper;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use super::process::{Exit, SpawnError};
+use super::{
+    guard::Guard,
+    process::{Exit, SpawnError},
+};
 
 #[derive(Debug, Default)]
 pub(crate) struct ProcessRegistry {
     state: Mutex<State>,
+    /// Kills the process groups still registered if toolshelf dies.
+    guard: Guard,
 }
 
 #[derive(Debug, Default)]
@@ -38,15 +43,20 @@ pub(crate) struct Registration {
     pub guard: Unregister,
 }
 
-/// Removes its process from the registry when dropped.
+/// Removes its process from the registry (and its group from the guard) when dropped, which
+/// happens once the process is reaped and its group killed.
 pub(crate) struct Unregister {
     registry: Arc<ProcessRegistry>,
     id: u64,
+    group: Option<u32>,
 }
 
 impl Drop for Unregister {
     fn drop(&mut self) {
         self.registry.lock().live.remove(&self.id);
+        if let Some(group) = self.group {
+            self.registry.guard.release(group);
+        }
     }
 }
 
@@ -69,6 +79,11 @@ impl ProcessRegistry {
             return Err(SpawnError::ShuttingDown);
         }
         let child = spawn()?;
+        // Each child leads its own process group, so its pid is the group's id.
+        let group = child.id();
+        if let Some(group) = group {
+            self.guard.watch(group);
+        }
         let id = state.next_id;
         state.next_id += 1;
         state.live.insert(
@@ -83,6 +98,7 @@ impl ProcessRegistry {
             guard: Unregister {
                 registry: self.clone(),
                 id,
+                group,
             },
         })
     }

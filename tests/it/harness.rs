@@ -211,11 +211,18 @@ pub fn children_of(pid: u32) -> Vec<u32> {
         else {
             continue;
         };
-        if parent_of(child) == Some(pid) {
+        if parent_of(child) == Some(pid) && !is_guard(child) {
             found.push(child);
         }
     }
     found
+}
+
+/// The process guard toolshelf starts beside its children is not one of them.
+fn is_guard(pid: u32) -> bool {
+    std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmdline| {
+        cmdline.split(|byte| *byte == 0).nth(1) == Some(toolshelf::GUARD_COMMAND.as_bytes())
+    })
 }
 
 fn parent_of(pid: u32) -> Option<u32> {

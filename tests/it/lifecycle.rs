@@ -169,3 +169,35 @@ async fn sigterm_stops_every_child_and_exits_zero() {
         "children outlived toolshelf"
     );
 }
+
+/// Every process in `/proc` whose process group is `group`.
+fn group_members(group: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            // After the command name: state, ppid, pgrp.
+            let rest = stat.rfind(')').map(|at| &stat[at + 2..]).unwrap_or("");
+            rest.split(' ').nth(2) == Some(group.to_string().as_str())
+                && crate::harness::is_alive(*pid)
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn what_a_server_leaves_in_its_process_group_is_stopped_with_it() {
+    // The shell ends when the fixture ends (at the end of its input); the sleep it started
+    // ignores SIGTERM and stays in the group.
+    let shell = json!({ "command": "sh", "args": ["-c", format!("trap '' TERM; sleep 300 & {}", crate::harness::fixture_bin())] });
+    let shelf = start_dev(json!({ "shell": shell })).await;
+    assert_eq!(shelf.open("dev").await.is_error, Some(false));
+    let group = shelf.children()[0];
+    let members = group_members(group);
+    assert!(members.len() >= 3, "sh, sleep, fixture: {members:?}");
+    shelf.close().await;
+    assert_eq!(wait_all_gone(&members).await, Vec::<u32>::new());
+}

@@ -283,6 +283,9 @@ async fn sigkill_of_toolshelf_takes_every_child_with_it() {
         json!({
             "plain": fixture(&[]),
             "shell": { "command": "sh", "args": ["-c", format!("{} --name shell; sleep 30", fixture_bin())] },
+            // A grandchild that ignores SIGTERM and never reads stdin: the parent-death signal
+            // reaches only the server it was started by.
+            "stubborn": { "command": "sh", "args": ["-c", format!("trap '' TERM; sleep 300 & exec {} --name stubborn", fixture_bin())] },
             "node": everything,
         }),
     )]))
@@ -300,8 +303,8 @@ async fn sigkill_of_toolshelf_takes_every_child_with_it() {
     let mut shelf = shelf;
     let descendants = tree(pid);
     assert!(
-        descendants.len() >= 4,
-        "sh and its fixture, the plain fixture, node: {descendants:?}"
+        descendants.len() >= 6,
+        "sh and its fixture, the stubborn fixture and its sleep, the plain fixture, node: {descendants:?}"
     );
 
     let status = std::process::Command::new("kill")
