@@ -116,7 +116,7 @@ impl Drop for CallGuard<'_> {
 
 impl Child {
     /// Spawns the server, initializes it and lists its tools into `catalog`, all within its
-    /// startup timeout. On any failure the process is stopped before this returns.
+    /// startup timeout. On any failure the process is being stopped when this returns.
     pub(crate) async fn start(
         registry: &Arc<ProcessRegistry>,
         toolbox: &str,
@@ -163,18 +163,16 @@ impl Child {
                     Some(_) => "the server closed the connection".to_owned(),
                     None => cause,
                 };
-                process.stop().await;
-                return Err(StartError::Protocol {
-                    stage,
-                    cause,
-                    end: process.describe_end(),
-                });
+                let end = process.describe_end();
+                stop_in_background(process);
+                return Err(StartError::Protocol { stage, cause, end });
             }
             Err(_) => {
-                process.stop().await;
+                let end = process.describe_end();
+                stop_in_background(process);
                 return Err(StartError::Timeout {
                     limit: spec.startup_timeout,
-                    end: process.describe_end(),
+                    end,
                 });
             }
         };
@@ -302,6 +300,15 @@ impl Child {
         }
         self.process.stop().await;
     }
+}
+
+/// Stops a child that failed to start without making the caller wait for its stop grace
+/// periods: the open answers at once, the registry still knows the process (so shutdown waits
+/// for it), and a stop is never left half done.
+fn stop_in_background(process: Process) {
+    tokio::spawn(async move {
+        process.stop().await;
+    });
 }
 
 /// The start of `text`, for an error message.

@@ -211,7 +211,7 @@ impl Process {
     pub(crate) fn describe_end(&self) -> String {
         let mut text = match self.exit() {
             Some(exit) => format!("the process {exit}"),
-            None => "the process is still running".to_owned(),
+            None => "the process was stopped".to_owned(),
         };
         let tail = self.stderr.last(5);
         if !tail.is_empty() {

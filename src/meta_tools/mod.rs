@@ -48,7 +48,7 @@ impl MetaTools {
             toolbox.insert("enum".into(), json!(names));
         }
         let mut open_description = String::from(
-            "Start a toolbox's MCP servers and list their tools, under each server (name, description, inputSchema; no inputSchema: it declares no arguments). Call it before use_tool. Toolboxes:",
+            "Start a toolbox's MCP servers and list their tools, under each server (name, description, inputSchema; no inputSchema: it declares no arguments). A server's status is ready, idle (stopped while unused; its next call starts it) or failed (with the error). Call it before use_tool. Toolboxes:",
         );
         for toolbox in config.toolboxes.values() {
             open_description.push_str(&format!("\n- {}", toolbox.name));

@@ -92,10 +92,12 @@ pub(crate) async fn open_toolbox(
 /// The metadata of an opened toolbox, or the error when none of its servers is ready.
 pub(crate) fn describe(toolbox: &Toolbox) -> Result<CallToolResult, ToolError> {
     let states: Vec<ServerState> = toolbox.servers.iter().map(|slot| slot.state()).collect();
+    // A server stopped for idleness started fine: its tools are known, and its next call starts
+    // it again. Only a server that could not start is a failure.
     let failure = |state: &ServerState| match state {
-        ServerState::Ready(_) => None,
+        ServerState::Ready(_) | ServerState::Idle => None,
         ServerState::Failed(reason) => Some(reason.to_string()),
-        ServerState::NotStarted | ServerState::Idle => Some("not started".to_owned()),
+        ServerState::NotStarted => Some("not started".to_owned()),
     };
     if states.iter().all(|state| failure(state).is_some()) {
         let failures = toolbox
@@ -120,7 +122,10 @@ pub(crate) fn describe(toolbox: &Toolbox) -> Result<CallToolResult, ToolError> {
         match failure(state) {
             None => servers.push(ServerSummary {
                 name,
-                status: "ready",
+                status: match state {
+                    ServerState::Idle => "idle",
+                    _ => "ready",
+                },
                 error: None,
                 tools: catalog
                     .iter()

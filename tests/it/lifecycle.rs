@@ -49,8 +49,12 @@ async fn a_toolbox_opens_with_the_servers_that_started() {
         })
         .collect();
     insta::assert_json_snapshot!("partial_open_servers", summaries);
-    // Only the good server is running; the failed ones left nothing behind.
-    assert_eq!(shelf.children().len(), 1);
+    // Only the good server is running; the failed ones leave nothing behind (the hung one is
+    // stopped after the open answered).
+    crate::harness::eventually("only the good server runs", || async {
+        (shelf.children().len() == 1).then_some(())
+    })
+    .await;
 
     // A call to a failed server says why, and what to do.
     let call = shelf.use_tool("dev", "refuses", "echo", json!({})).await;
@@ -200,4 +204,30 @@ async fn what_a_server_leaves_in_its_process_group_is_stopped_with_it() {
     assert!(members.len() >= 3, "sh, sleep, fixture: {members:?}");
     shelf.close().await;
     assert_eq!(wait_all_gone(&members).await, Vec::<u32>::new());
+}
+
+#[tokio::test]
+async fn a_start_that_times_out_is_answered_at_once_and_stopped_afterwards() {
+    // `--hang` never reads its input: only SIGTERM, after the first stop grace period, ends it.
+    let mut hung = fixture(&["--hang"]);
+    hung["startupTimeout"] = json!(0.3);
+    let shelf = start_dev(json!({ "good": fixture(&[]), "hung": hung })).await;
+    let opened = shelf.open("dev").await;
+    let hung_pid = shelf
+        .children()
+        .into_iter()
+        .find(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|cmdline| cmdline.split(|b| *b == 0).any(|arg| arg == b"--hang"))
+        })
+        .expect("the hung server is still there when the open answers: it is stopped afterwards");
+    let servers = &opened.structured_content.expect("structured")["servers"];
+    assert_eq!(servers[1]["status"], json!("failed"), "{servers}");
+    assert!(
+        servers[1]["error"]
+            .as_str()
+            .is_some_and(|error| error.contains("(startupTimeout)")),
+        "{servers}"
+    );
+    assert_eq!(wait_all_gone(&[hung_pid]).await, Vec::<u32>::new());
 }
