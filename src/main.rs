@@ -14,8 +14,12 @@ use toolshelf::{
 };
 use tracing_subscriber::EnvFilter;
 
-/// toolshelf's own events at info; the SDK's chatter only from warn up.
-const DEFAULT_LOG_FILTER: &str = "warn,toolshelf=info";
+/// toolshelf's own events at info, other crates' from warn up, and rmcp's only from error up:
+/// its warnings are about requests the agent already got an answer for (a rejected tool name is
+/// logged as a debug dump of the error). A default log has a line per event a user can act on.
+const DEFAULT_LOG_FILTER: &str = "warn,toolshelf=info,rmcp=error";
+/// `check` prints its own table: the log only says what went wrong.
+const CHECK_LOG_FILTER: &str = "warn,rmcp=error";
 
 fn main() -> ExitCode {
     return_large_buffers_to_the_system();
@@ -24,7 +28,11 @@ fn main() -> ExitCode {
         toolshelf::run_process_guard(std::io::stdin().lock());
         return ExitCode::SUCCESS;
     }
-    init_logging(cli.log_level.as_deref());
+    let default_filter = match cli.command {
+        Command::Check(_) => CHECK_LOG_FILTER,
+        _ => DEFAULT_LOG_FILTER,
+    };
+    init_logging(cli.log_level.as_deref(), default_filter);
     // One thread: toolshelf mostly waits on pipes, and on a small machine the agent, toolshelf
     // and the children already compete for the cores; measured faster than a thread pool (see
     // the README's Performance section). Children are spawned from this thread, which lives as
@@ -96,12 +104,12 @@ fn write_stdout(text: &str) -> ExitCode {
     }
 }
 
-fn init_logging(level: Option<&str>) {
+fn init_logging(level: Option<&str>, default_filter: &str) {
     let filter = match level {
         Some(level) => EnvFilter::try_new(level).ok(),
         None => EnvFilter::try_from_default_env().ok(),
     }
-    .unwrap_or_else(|| EnvFilter::new(DEFAULT_LOG_FILTER));
+    .unwrap_or_else(|| EnvFilter::new(default_filter));
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     tracing_subscriber::fmt()
         .with_env_filter(filter)

@@ -166,19 +166,19 @@ where
             // Input ended before a session began: a client that connected and left (a probe, a
             // 2026-07-28 client that only discovered), or empty input. A normal end.
             Err(ServerInitializeError::ConnectionClosed(_)) => {
-                tracing::info!("the client left before starting a session");
+                tracing::debug!("the client left before starting a session");
                 return Ok(());
             }
             Err(error) => return Err(ServeError::Initialize(error.to_string())),
         },
         () = &mut shutdown => return Ok(()),
     };
-    tracing::info!("client initialized");
+    tracing::debug!("client initialized");
     let stop = running.cancellation_token();
     let waiting = running.waiting();
     tokio::pin!(waiting);
     tokio::select! {
-        _ = &mut waiting => tracing::info!("client disconnected"),
+        _ = &mut waiting => tracing::debug!("client disconnected"),
         () = &mut shutdown => {
             tracing::info!("shutting down");
             stop.cancel();

@@ -39,6 +39,8 @@ pub(crate) struct Child {
     input: LineWriter,
     calls: ToolCalls,
     oversized: Arc<AtomicBool>,
+    /// Shared with the client role, which then leaves list changes alone.
+    stopping: Arc<AtomicBool>,
     in_flight: AtomicUsize,
     /// When a call last started or ended, as milliseconds since `born`.
     last_used_ms: AtomicU64,
@@ -129,9 +131,11 @@ impl Child {
         tracing::debug!(parent: &span, pid = ?process.pid, "child spawned");
 
         let oversized = Arc::new(AtomicBool::new(false));
+        let stopping = Arc::new(AtomicBool::new(false));
         let client = ChildClient {
             catalog: catalog.clone(),
             span: span.clone(),
+            stopping: stopping.clone(),
         };
         let calls = ToolCalls::default();
         let input = LineWriter::spawn(pipes.stdin);
@@ -178,7 +182,7 @@ impl Child {
         };
         let startup = began.elapsed();
         catalog.replace(tools);
-        tracing::info!(parent: &span, tools = catalog.tools().len(), startup_ms = startup.as_millis() as u64, "child ready");
+        tracing::debug!(parent: &span, tools = catalog.tools().len(), startup_ms = startup.as_millis() as u64, "child ready");
         Ok(Child {
             peer: session.peer().clone(),
             session: tokio::sync::Mutex::new(Some(session)),
@@ -188,6 +192,7 @@ impl Child {
             input,
             calls,
             oversized,
+            stopping,
             in_flight: AtomicUsize::new(0),
             last_used_ms: AtomicU64::new(0),
             born: Instant::now(),
@@ -295,6 +300,7 @@ impl Child {
 
     /// Closes the session (the child's stdin), then stops the process: SIGTERM, then SIGKILL.
     pub(crate) async fn shutdown(&self) {
+        self.stopping.store(true, Ordering::Release);
         if let Some(mut session) = self.session.lock().await.take() {
             let _ = tokio::time::timeout(Duration::from_secs(1), session.close()).await;
         }

@@ -6,7 +6,10 @@
     reason = "SEP-2577 deprecates logging, but children still send it"
 )]
 
-use std::sync::Arc;
+use std::sync::{
+    Arc,
+    atomic::{AtomicBool, Ordering},
+};
 
 use rmcp::{
     ClientHandler, RoleClient,
@@ -22,6 +25,9 @@ use crate::catalog::ServerCatalog;
 pub(crate) struct ChildClient {
     pub catalog: Arc<ServerCatalog>,
     pub span: tracing::Span,
+    /// Set when toolshelf begins to stop the child: a list change then needs no re-listing (it
+    /// would race the closing connection).
+    pub stopping: Arc<AtomicBool>,
 }
 
 impl ClientHandler for ChildClient {
@@ -33,11 +39,17 @@ impl ClientHandler for ChildClient {
     }
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
+        if self.stopping.load(Ordering::Acquire) {
+            return;
+        }
         let relist = async {
             match context.peer.list_all_tools().await {
                 Ok(tools) => {
                     tracing::info!(tools = tools.len(), "tool list changed; catalog refreshed");
                     self.catalog.replace(tools);
+                }
+                Err(error) if self.stopping.load(Ordering::Acquire) => {
+                    tracing::debug!(%error, "tool list changed while the server stopped");
                 }
                 Err(error) => tracing::warn!(%error, "tool list changed, but re-listing failed"),
             }

@@ -298,7 +298,9 @@ async fn drain_stderr(mut pipe: ChildStderr, tail: Arc<StderrTail>, done: watch:
         let text = String::from_utf8_lossy(line).trim_end().to_owned();
         line.clear();
         if !text.is_empty() {
-            tracing::info!(line = %text, "child stderr");
+            // Servers write banners and notices there ("running on stdio", npm's warnings): at
+            // debug. The last lines are in every error about the server, where they matter.
+            tracing::debug!(line = %text, "child stderr");
             tail.push(text);
         }
     };

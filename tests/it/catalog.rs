@@ -50,7 +50,7 @@ async fn open_toolbox_shows_aliases_overrides_and_merged_tags_without_hidden_too
 async fn an_alias_and_the_canonical_name_reach_the_same_tool_and_both_are_logged() {
     let (shelf, log) = start_logged(
         &config(&[("dev", "Dev", json!({ "fx": renamed_fixture() }))]),
-        "warn,toolshelf=debug",
+        Some("warn,toolshelf=debug"),
     )
     .await;
     shelf.open("dev").await;

@@ -117,3 +117,24 @@ fn usage_errors_exit_with_two() {
     let output = run(&["serve", "--bogus"]);
     assert_eq!(output.status.code(), Some(2));
 }
+
+#[test]
+fn check_on_real_servers_logs_nothing_when_all_is_well() {
+    // server-everything announces a list change as it starts, which once raced check's
+    // shutdown ("re-listing failed" and a Node EPIPE trace); npx and the servers write banners.
+    let everything = crate::harness::npm_server("mcp-server-everything", &[]);
+    let memory = crate::harness::npm_server("mcp-server-memory", &[]);
+    let (_dir, path) = write_config(&config(&[
+        ("demo", "Demo", json!({ "everything": everything })),
+        ("memory", "Memory", json!({ "memory": memory })),
+    ]));
+    let output = Command::new(toolshelf_bin())
+        .args(["check", "--config"])
+        .arg(&path)
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run toolshelf");
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+}

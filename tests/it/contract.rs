@@ -253,3 +253,19 @@ async fn unknown_tool_name_is_a_protocol_error() {
     insta::assert_snapshot!("unknown_meta_tool", error.to_string());
     shelf.close().await;
 }
+
+#[tokio::test]
+async fn the_default_log_has_no_line_for_requests_the_agent_got_an_answer_for() {
+    let (shelf, log) = crate::harness::start_logged(
+        &crate::harness::config(&[("dev", "Dev", json!({ "fixture": fixture(&[]) }))]),
+        None,
+    )
+    .await;
+    let params = rmcp::model::CallToolRequestParams::new("no_such_tool");
+    let refused = shelf.client.call_tool(params).await;
+    assert!(refused.is_err());
+    shelf.open("dev").await;
+    shelf.close().await;
+    let logged = std::fs::read_to_string(log.path()).expect("log");
+    assert_eq!(logged, "");
+}

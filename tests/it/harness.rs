@@ -71,12 +71,17 @@ pub async fn start_dev(servers: Value) -> Shelf {
     start(&config(&[("dev", "Development", servers)])).await
 }
 
-/// Starts toolshelf on `config` with its log (at `filter`) going to the returned file.
-pub async fn start_logged(config: &Value, filter: &str) -> (Shelf, tempfile::NamedTempFile) {
+/// Starts toolshelf on `config` with its log (at `filter`, or toolshelf's default filter for
+/// `None`) going to the returned file.
+pub async fn start_logged(
+    config: &Value,
+    filter: Option<&str>,
+) -> (Shelf, tempfile::NamedTempFile) {
     let (dir, path) = write_config(config);
     let log = tempfile::NamedTempFile::new().expect("log file");
     let file = log.reopen().expect("log file");
-    let shelf = spawn(dir, &path, &[("RUST_LOG", filter)], Stdio::from(file)).await;
+    let env: Vec<(&str, &str)> = filter.map(|f| ("RUST_LOG", f)).into_iter().collect();
+    let shelf = spawn(dir, &path, &env, Stdio::from(file)).await;
     (shelf, log)
 }
 
@@ -95,7 +100,11 @@ pub async fn start_at(dir: tempfile::TempDir, path: &Path, env: &[(&str, &str)])
 
 async fn spawn(dir: tempfile::TempDir, path: &Path, env: &[(&str, &str)], stderr: Stdio) -> Shelf {
     let mut command = tokio::process::Command::new(toolshelf_bin());
-    command.arg("serve").arg("--config").arg(path);
+    command
+        .arg("serve")
+        .arg("--config")
+        .arg(path)
+        .env_remove("RUST_LOG");
     for (key, value) in env {
         command.env(key, value);
     }

@@ -335,7 +335,7 @@ async fn child_log_messages_reach_the_log_and_env_values_never_do() {
     server["env"] = json!({ "SECRET_TOKEN": "s3cr3t-value-in-config" });
     let (shelf, log) = crate::harness::start_logged(
         &crate::harness::config(&[("dev", "Fixture", json!({ "fixture": server }))]),
-        "debug",
+        Some("debug"),
     )
     .await;
     shelf.open("dev").await;
