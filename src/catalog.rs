@@ -8,7 +8,10 @@ use std::sync::{Arc, RwLock};
 use indexmap::IndexMap;
 use rmcp::model::Tool;
 
-use crate::config::{ServerSpec, ToolFilter, ToolOverride};
+use crate::{
+    children::ListedTool,
+    config::{ServerSpec, ToolFilter, ToolOverride},
+};
 
 /// One tool as the agent sees it.
 #[derive(Debug, Clone)]
@@ -20,6 +23,8 @@ pub(crate) struct CatalogTool {
     pub description: Option<String>,
     /// The server's tags, then the tool's own, without repeats.
     pub tags: Vec<String>,
+    /// Task support (`execution`), as the server wrote it.
+    pub execution: Option<Box<serde_json::value::RawValue>>,
 }
 
 impl CatalogTool {
@@ -64,8 +69,11 @@ impl ServerCatalog {
     }
 
     /// Replaces the list with `listed` (the server's whole `tools/list`).
-    pub(crate) fn replace(&self, listed: Vec<Tool>) {
-        let names: Vec<String> = listed.iter().map(|tool| tool.name.to_string()).collect();
+    pub(crate) fn replace(&self, listed: Vec<ListedTool>) {
+        let names: Vec<String> = listed
+            .iter()
+            .map(|listed| listed.tool.name.to_string())
+            .collect();
         let unmatched = self
             .overrides
             .keys()
@@ -74,8 +82,8 @@ impl ServerCatalog {
             .collect();
         let tools: Vec<CatalogTool> = listed
             .into_iter()
-            .filter(|tool| self.filter.keeps(&tool.name))
-            .filter_map(|tool| {
+            .filter(|listed| self.filter.keeps(&listed.tool.name))
+            .filter_map(|ListedTool { tool, execution }| {
                 let change = self.overrides.get(tool.name.as_ref());
                 if change.is_some_and(|change| change.hidden) {
                     return None;
@@ -96,6 +104,7 @@ impl ServerCatalog {
                         .or_else(|| tool.description.as_deref().map(str::to_owned)),
                     tags,
                     tool,
+                    execution,
                 })
             })
             .collect();
@@ -217,6 +226,10 @@ mod tests {
         ServerCatalog::new("t", &config.toolboxes["t"].servers[0])
     }
 
+    fn listed(tools: Vec<Tool>) -> Vec<ListedTool> {
+        tools.into_iter().map(ListedTool::from).collect()
+    }
+
     fn tool(name: &str, description: &str) -> Tool {
         Tool::new(
             name.to_owned(),
@@ -236,11 +249,11 @@ mod tests {
                 "git_nope": {"alias": "nope"}
             }
         }));
-        catalog.replace(vec![
+        catalog.replace(listed(vec![
             tool("git_status", "Theirs"),
             tool("git_push", "p"),
             tool("git_log", "l"),
-        ]);
+        ]));
         let tools = catalog.tools();
         assert_eq!(tools.len(), 2);
         assert_eq!(tools[0].alias.as_deref(), Some("status"));
@@ -266,15 +279,15 @@ mod tests {
     #[test]
     fn an_alias_equal_to_another_tools_name_conflicts() {
         let git = catalog(json!({"command": "x", "tools": {"git_status": {"alias": "log"}}}));
-        git.replace(vec![tool("git_status", ""), tool("git_log", "")]);
+        git.replace(listed(vec![tool("git_status", ""), tool("git_log", "")]));
         let other = catalog(json!({"command": "x"}));
-        other.replace(vec![tool("log", "")]);
+        other.replace(listed(vec![tool("log", "")]));
         let conflicts = alias_conflicts(&[("git", &git), ("other", &other)]);
         assert_eq!(conflicts.len(), 1);
         assert!(conflicts[0].starts_with("alias 'log' of tool 'git_status' (server 'git') is also the name of tool 'log' of server 'other'"));
         // An alias equal to its own tool's name is no conflict.
         let own = catalog(json!({"command": "x", "tools": {"log": {"alias": "log"}}}));
-        own.replace(vec![tool("log", "")]);
+        own.replace(listed(vec![tool("log", "")]));
         assert!(alias_conflicts(&[("own", &own)]).is_empty());
     }
 }

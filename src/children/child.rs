@@ -18,6 +18,7 @@ use super::{
     process::{Process, SpawnError},
     registry::ProcessRegistry,
     tool_calls::{self, Answer, ProgressTarget, ToolCalls},
+    tool_list,
     tool_result::ToolResultJson,
 };
 use crate::{
@@ -132,13 +133,16 @@ impl Child {
 
         let oversized = Arc::new(AtomicBool::new(false));
         let stopping = Arc::new(AtomicBool::new(false));
+        let calls = ToolCalls::default();
+        let input = LineWriter::spawn(pipes.stdin);
         let client = ChildClient {
             catalog: catalog.clone(),
             span: span.clone(),
             stopping: stopping.clone(),
+            calls: calls.clone(),
+            input: input.clone(),
+            relist_timeout: spec.call_timeout,
         };
-        let calls = ToolCalls::default();
-        let input = LineWriter::spawn(pipes.stdin);
         let transport = ChildTransport::new(
             pipes.stdout,
             input.clone(),
@@ -150,11 +154,10 @@ impl Child {
                 .serve(transport)
                 .await
                 .map_err(|error| ("initialize", error.to_string()))?;
-            let tools = session
-                .peer()
-                .list_all_tools()
+            // The startup timeout bounds the whole handshake; each page gets all of it.
+            let tools = tool_list::list_tools(&calls, &input, spec.startup_timeout)
                 .await
-                .map_err(|error| ("tools/list", error.to_string()))?;
+                .map_err(|error| ("tools/list", error))?;
             Ok::<_, (&'static str, String)>((session, tools))
         };
         let outcome = tokio::time::timeout(spec.startup_timeout, handshake).await;

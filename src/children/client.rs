@@ -6,9 +6,12 @@
     reason = "SEP-2577 deprecates logging, but children still send it"
 )]
 
-use std::sync::{
-    Arc,
-    atomic::{AtomicBool, Ordering},
+use std::{
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
+    time::Duration,
 };
 
 use rmcp::{
@@ -18,7 +21,8 @@ use rmcp::{
 };
 use tracing::Instrument;
 
-use crate::catalog::ServerCatalog;
+use super::{tool_calls::ToolCalls, tool_list};
+use crate::{catalog::ServerCatalog, json_lines::LineWriter};
 
 /// The client handler of one child connection.
 #[derive(Clone)]
@@ -28,6 +32,10 @@ pub(crate) struct ChildClient {
     /// Set when toolshelf begins to stop the child: a list change then needs no re-listing (it
     /// would race the closing connection).
     pub stopping: Arc<AtomicBool>,
+    /// The child's direct calls and input, for re-listing its tools.
+    pub calls: ToolCalls,
+    pub input: LineWriter,
+    pub relist_timeout: Duration,
 }
 
 impl ClientHandler for ChildClient {
@@ -38,12 +46,12 @@ impl ClientHandler for ChildClient {
         )
     }
 
-    async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         if self.stopping.load(Ordering::Acquire) {
             return;
         }
         let relist = async {
-            match context.peer.list_all_tools().await {
+            match tool_list::list_tools(&self.calls, &self.input, self.relist_timeout).await {
                 Ok(tools) => {
                     tracing::info!(tools = tools.len(), "tool list changed; catalog refreshed");
                     self.catalog.replace(tools);

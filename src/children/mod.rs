@@ -2,7 +2,8 @@
 //! process (and tells `guard`, which kills what is left if toolshelf dies), `process` runs and stops one (`environment` decides what it inherits), `child` is the
 //! MCP client session over it (`child_transport` carries its messages, bounded in size;
 //! `tool_calls` sends tool calls and routes their answers and progress past rmcp,
-//! `tool_result` is what they answer, passed on as written), `client` is toolshelf's client role.
+//! `tool_result` is what they answer, passed on as written; `tool_list` lists tools the same
+//! way, keeping what rmcp's `Tool` drops), `client` is toolshelf's client role.
 
 mod child;
 mod child_transport;
@@ -12,9 +13,11 @@ pub mod guard;
 mod process;
 mod registry;
 mod tool_calls;
+mod tool_list;
 mod tool_result;
 
 pub(crate) use child::Child;
 pub(crate) use registry::ProcessRegistry;
 pub(crate) use tool_calls::ProgressTarget;
+pub(crate) use tool_list::ListedTool;
 pub(crate) use tool_result::ToolResultJson;

@@ -7,7 +7,7 @@
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, ToolAnnotations};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Value, value::RawValue};
 
 use crate::{
     error::{Context, ToolError},
@@ -61,6 +61,9 @@ pub(crate) struct ToolSummary<'a> {
     pub output_schema: Option<&'a JsonObject>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub annotations: Option<&'a ToolAnnotations>,
+    /// Task support as the server declared it (`{"taskSupport":"required"}`…).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub execution: Option<&'a RawValue>,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     pub tags: &'a [String],
 }
@@ -138,6 +141,7 @@ pub(crate) fn describe(toolbox: &Toolbox) -> Result<CallToolResult, ToolError> {
                             .filter(|schema| declares_arguments(schema)),
                         output_schema: entry.tool.output_schema.as_deref(),
                         annotations: entry.tool.annotations.as_ref(),
+                        execution: entry.execution.as_deref(),
                         tags: &entry.tags,
                     })
                     .collect(),

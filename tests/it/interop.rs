@@ -82,6 +82,17 @@ async fn server_everything_through_toolshelf_equals_direct() {
     let client = direct("mcp-server-everything", &[]).await;
     let direct_tools = client.list_all_tools().await.expect("tools/list");
     let through = opened_tools(&opened);
+    // Task support is listed as the server declared it, so the agent can see why a call
+    // without a task is refused (rmcp's `Tool` has no field for it).
+    let research = through
+        .iter()
+        .find(|tool| tool["name"] == json!("simulate-research-query"))
+        .expect("simulate-research-query is listed");
+    assert_eq!(
+        research["execution"],
+        json!({"taskSupport": "required"}),
+        "{research}"
+    );
     assert_eq!(through.len(), direct_tools.len());
     for (ours, theirs) in through.iter().zip(&direct_tools) {
         assert_eq!(ours["name"], json!(theirs.name));
