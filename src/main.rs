@@ -87,8 +87,8 @@ async fn run(command: Command) -> ExitCode {
 }
 
 fn load(from_cli: Option<std::path::PathBuf>) -> Option<config::Config> {
-    let path = config::locate(from_cli);
-    match config::load(&path) {
+    let (path, from) = config::locate(from_cli);
+    match config::load_from(&path, from) {
         Ok(config) => Some(config),
         Err(error) => {
             let _ = writeln!(std::io::stderr().lock(), "error: {error}");

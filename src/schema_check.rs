@@ -182,6 +182,11 @@ fn describe(
             }
             return;
         }
+        ValidationErrorKind::MinProperties { .. } => (
+            path,
+            "is empty; add at least one entry (see toolboxes.example.json)".to_owned(),
+            ViolationKind::Empty,
+        ),
         ValidationErrorKind::Required { property } => {
             let key = property.as_str().unwrap_or_default();
             (

@@ -28,8 +28,8 @@ pub(crate) struct ConfigFile {
     /// Timeouts for every server that does not set its own.
     #[serde(default)]
     pub defaults: Option<DefaultsFile>,
-    /// Toolboxes by name. A name matches `^[A-Za-z0-9_-]{1,64}$`.
-    #[schemars(extend("propertyNames" = { "pattern": NAME_PATTERN }))]
+    /// Toolboxes by name, at least one. A name matches `^[A-Za-z0-9_-]{1,64}$`.
+    #[schemars(extend("propertyNames" = { "pattern": NAME_PATTERN }, "minProperties" = 1))]
     pub toolboxes: IndexMap<String, ToolboxFile>,
 }
 
@@ -62,9 +62,9 @@ pub(crate) struct ToolboxFile {
     /// What the toolbox is for, shown to the agent before it opens the toolbox.
     #[serde(default)]
     pub description: Option<String>,
-    /// Child MCP servers by name, in the shape Claude Desktop and Cursor use. A name matches
-    /// `^[A-Za-z0-9_-]{1,64}$`.
-    #[schemars(extend("propertyNames" = { "pattern": NAME_PATTERN }))]
+    /// Child MCP servers by name, at least one, in the shape Claude Desktop and Cursor use. A
+    /// name matches `^[A-Za-z0-9_-]{1,64}$`.
+    #[schemars(extend("propertyNames" = { "pattern": NAME_PATTERN }, "minProperties" = 1))]
     pub mcp_servers: IndexMap<String, ServerFile>,
 }
 

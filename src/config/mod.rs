@@ -124,10 +124,15 @@ impl ToolFilter {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error(
-        "cannot read the config file {path}: {source}. Pass --config FILE, set {CONFIG_ENV}, or create {DEFAULT_CONFIG_FILE} in the current folder (see toolboxes.example.json)"
+        "cannot read the config file {} ({}): {source}. {}",
+        path.display(),
+        from.origin(),
+        from.advice()
     )]
     Read {
+        /// Absolute, so the message says which file was tried whatever the current folder.
         path: PathBuf,
+        from: ConfigSource,
         source: std::io::Error,
     },
     #[error("{}", render_problems(path, problems))]
@@ -154,18 +159,71 @@ fn render_problems(path: &Path, problems: &[Violation]) -> String {
     text
 }
 
+/// Where the config path came from, for the message when it cannot be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfigSource {
+    /// `--config FILE`.
+    Flag,
+    /// `$TOOLSHELF_CONFIG`.
+    Env,
+    /// Neither: `toolboxes.json` in the current folder.
+    CurrentFolder,
+    /// A path a caller chose.
+    Given,
+}
+
+impl ConfigSource {
+    fn origin(self) -> String {
+        match self {
+            ConfigSource::Flag => "given with --config".into(),
+            ConfigSource::Env => format!("from {CONFIG_ENV}"),
+            ConfigSource::CurrentFolder => format!(
+                "the default: neither --config nor {CONFIG_ENV} is set, so {DEFAULT_CONFIG_FILE} in the current folder"
+            ),
+            ConfigSource::Given => "the config path".into(),
+        }
+    }
+
+    fn advice(self) -> String {
+        match self {
+            ConfigSource::Flag | ConfigSource::Given => {
+                "Check the path; a relative one starts at the current folder.".into()
+            }
+            ConfigSource::Env => {
+                format!("Fix {CONFIG_ENV}, or pass --config FILE (it takes precedence).")
+            }
+            ConfigSource::CurrentFolder => format!(
+                "Pass --config FILE, set {CONFIG_ENV}, or create {DEFAULT_CONFIG_FILE} there (see toolboxes.example.json)."
+            ),
+        }
+    }
+}
+
 /// The config path: `--config`, else `TOOLSHELF_CONFIG`, else `./toolboxes.json`.
-pub fn locate(from_cli: Option<PathBuf>) -> PathBuf {
-    from_cli
-        .or_else(|| std::env::var_os(CONFIG_ENV).map(PathBuf::from))
-        .unwrap_or_else(|| PathBuf::from(DEFAULT_CONFIG_FILE))
+pub fn locate(from_cli: Option<PathBuf>) -> (PathBuf, ConfigSource) {
+    if let Some(path) = from_cli {
+        return (path, ConfigSource::Flag);
+    }
+    match std::env::var_os(CONFIG_ENV) {
+        Some(path) => (PathBuf::from(path), ConfigSource::Env),
+        None => (
+            PathBuf::from(DEFAULT_CONFIG_FILE),
+            ConfigSource::CurrentFolder,
+        ),
+    }
 }
 
 /// Reads and validates the config file at `path`, expanding variables from the process
 /// environment.
 pub fn load(path: &Path) -> Result<Config, ConfigError> {
+    load_from(path, ConfigSource::Given)
+}
+
+/// As `load`, for a path found by `locate`.
+pub fn load_from(path: &Path, from: ConfigSource) -> Result<Config, ConfigError> {
     let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-        path: path.to_owned(),
+        path: std::path::absolute(path).unwrap_or_else(|_| path.to_owned()),
+        from,
         source,
     })?;
     let base_dir = path.parent().unwrap_or(Path::new("."));

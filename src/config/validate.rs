@@ -80,27 +80,17 @@ fn build(
     let Some(boxes) = value.get("toolboxes").and_then(Value::as_object) else {
         return Config { toolboxes };
     };
-    if boxes.is_empty() {
-        problems.push(problem(
-            "toolboxes".into(),
-            "no toolbox is configured; add one, e.g. \"toolboxes\": {\"files\": {\"mcpServers\": {\"fs\": {\"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-filesystem\", \".\"]}}}}".into(),
-        ));
-    }
     for (name, toolbox) in boxes {
         let path = format!("toolboxes.{name}");
         let Some(servers) = toolbox.get("mcpServers").and_then(Value::as_object) else {
             continue;
         };
-        if servers.is_empty() {
-            problems.push(problem(
-                format!("{path}.mcpServers"),
-                "no server is configured; add at least one, or remove the toolbox".into(),
-            ));
-        }
         let mut specs = Vec::new();
         for (server_name, server) in servers {
             let server_path = format!("{path}.mcpServers.{server_name}");
             if !shape_ok(problems, &server_path) {
+                // Its variables are still checked, so one run reports every problem.
+                check_variables(server, &server_path, lookup, problems);
                 continue;
             }
             match ServerFile::deserialize(server) {
@@ -130,6 +120,47 @@ fn build(
         toolboxes.insert(name.clone(), Arc::new(spec));
     }
     Config { toolboxes }
+}
+
+/// Reports the unset variables of a server whose shape is wrong elsewhere: in whichever of
+/// `command`, `args`, `env` and `cwd` are strings where strings belong.
+fn check_variables(
+    server: &Value,
+    path: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+    problems: &mut Vec<Violation>,
+) {
+    let mut found = Vec::new();
+    let mut check = |value: &Value, at: String| {
+        if let Some(text) = value.as_str()
+            && let Err(error) = expand(text, lookup)
+        {
+            found.push(problem(at, error.to_string()));
+        }
+    };
+    for key in ["command", "cwd"] {
+        if let Some(value) = server.get(key) {
+            check(value, format!("{path}.{key}"));
+        }
+    }
+    for (index, arg) in server
+        .get("args")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        check(arg, format!("{path}.args[{index}]"));
+    }
+    for (key, value) in server
+        .get("env")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        check(value, format!("{path}.env.{key}"));
+    }
+    problems.extend(found);
 }
 
 fn build_server(

@@ -35,6 +35,16 @@ fn schema_prints_the_config_schema_and_it_accepts_the_example() {
         .map(|e| e.to_string())
         .collect();
     assert!(errors.is_empty(), "{errors:?}");
+    // What the loader refuses, the printed schema refuses too.
+    for refused in [
+        json!({"toolboxes": {}}),
+        json!({"toolboxes": {"a": {"mcpServers": {}}}}),
+    ] {
+        assert!(!validator.is_valid(&refused), "{refused}");
+        let (_dir, path) = write_config(&refused);
+        let output = run(&["check", "--config", path.to_str().expect("utf-8")]);
+        assert_eq!(output.status.code(), Some(2), "{refused}");
+    }
     let path = std::path::Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/toolboxes.example.json"

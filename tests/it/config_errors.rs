@@ -86,6 +86,17 @@ const CORPUS: &[(&str, &str)] = &[
     }}"#,
     ),
     (
+        "variables_beside_other_problems",
+        r#"{"toolboxes": {
+        "a": { "mcpServers": {
+            "s": { "comand": "x", "command": "${TOOLSHELF_TEST_SURELY_UNSET}",
+                   "env": { "TOKEN": "${TOOLSHELF_TEST_SURELY_UNSET}", "N": 3 } },
+            "t": { "command": "ok", "args": ["${TOOLSHELF_TEST_SURELY_UNSET}"], "startupTimeout": "5" }
+        } },
+        "b": { "mcpServers": {} }
+    }}"#,
+    ),
+    (
         "naming",
         r#"{"toolboxes": {
         "dev": { "mcpServers": {
@@ -149,8 +160,24 @@ fn a_missing_config_file_says_where_it_looked_and_what_to_do() {
         .output()
         .expect("run toolshelf");
     assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let folder = dir.path().canonicalize().expect("folder");
+    let stderr = String::from_utf8_lossy(&output.stderr)
+        .replace(&folder.display().to_string(), "<folder>")
+        .replace(&dir.path().display().to_string(), "<folder>");
     insta::assert_snapshot!("missing_config", stderr);
+    // Given with --config: that is what is said, and --config is not suggested again.
+    let output = Command::new(toolshelf_bin())
+        .args(["serve", "--config", "nowhere.json"])
+        .current_dir(dir.path())
+        .env_remove("TOOLSHELF_CONFIG")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run toolshelf");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr)
+        .replace(&folder.display().to_string(), "<folder>")
+        .replace(&dir.path().display().to_string(), "<folder>");
+    insta::assert_snapshot!("missing_config_given", stderr);
 }
 
 #[test]
