@@ -184,17 +184,22 @@ fn instructions(config: &Config) -> String {
     if let Some(toolbox) = config.toolboxes.values().next()
         && let Some(server) = toolbox.servers.first()
     {
-        let name = match &server.tool_filter {
-            ToolFilter::Only(names) if !names.is_empty() => names[0].clone(),
-            _ => "<a tool name from open_toolbox>".to_owned(),
+        // Nothing has started yet, so no tool's arguments are known: step 2 is a pattern with
+        // placeholders that cannot pass for a complete call, never a call that would fail.
+        let (name, which) = match &server.tool_filter {
+            ToolFilter::Only(names) if !names.is_empty() => (names[0].clone(), String::new()),
+            _ => (
+                "TOOL".to_owned(),
+                format!(
+                    ", TOOL the name of a tool listed under server \"{}\"",
+                    server.name
+                ),
+            ),
         };
         let open = json!({ "toolbox": toolbox.name });
-        let call = json!({
-            "tool": { "toolbox": toolbox.name, "server": server.name, "name": name },
-            "arguments": {}
-        });
+        let tool = json!({ "toolbox": toolbox.name, "server": server.name, "name": name });
         text.push_str(&format!(
-            "\n\nExample:\n1. open_toolbox {open}\n2. use_tool {call}"
+            "\n\nExample:\n1. open_toolbox {open}\n2. use_tool {{\"tool\":{tool},\"arguments\":ARGS}} with ARGS the object its inputSchema in step 1's result asks for{which} (no inputSchema: leave \"arguments\" out)"
         ));
     }
     text

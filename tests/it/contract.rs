@@ -48,9 +48,24 @@ async fn instructions_list_toolboxes_and_a_correct_example() {
     let instructions = info.instructions.clone().expect("instructions");
     insta::assert_snapshot!("instructions", instructions);
 
-    // The example in the instructions works as written (after opening, with a real tool name).
-    let open = shelf.open("dev").await;
+    // Step 1 of the example works as written; step 2 is a pattern that cannot be taken for a
+    // complete call (its arguments are a placeholder), filled in here from the open result.
+    let step_1 = instructions
+        .lines()
+        .find_map(|line| line.strip_prefix("1. open_toolbox "))
+        .expect("step 1");
+    let open = shelf
+        .call(
+            "open_toolbox",
+            serde_json::from_str(step_1).expect("step 1 is JSON"),
+        )
+        .await;
     assert_eq!(open.is_error, Some(false));
+    let step_2 = instructions
+        .lines()
+        .find_map(|line| line.strip_prefix("2. use_tool "))
+        .expect("step 2");
+    assert!(step_2.contains(r#""arguments":ARGS}"#), "{step_2}");
     let result = shelf
         .use_tool("dev", "fixture", "echo", json!({"message": "hi"}))
         .await;
