@@ -11,5 +11,6 @@ mod forwarding;
 mod harness;
 mod interop;
 mod lifecycle;
+mod readme;
 mod supervision;
 mod wire;
