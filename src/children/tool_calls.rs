@@ -220,22 +220,35 @@ pub(crate) fn request_line(
         #[serde(rename = "_meta")]
         meta: Meta,
     }
-    #[derive(Serialize)]
-    struct Request<'a> {
-        jsonrpc: &'static str,
-        id: i64,
-        method: &'static str,
-        params: Params<'a>,
-    }
-    json_lines::encode(&Request {
-        jsonrpc: "2.0",
+    direct_request_line(
         id,
-        method: "tools/call",
-        params: Params {
+        "tools/call",
+        Params {
             name,
             arguments: Arguments(arguments),
             meta: Meta { progress_token: id },
         },
+    )
+}
+
+/// The request line of a request toolshelf sends past rmcp (id from `FIRST_ID` on).
+pub(crate) fn direct_request_line(
+    id: i64,
+    method: &'static str,
+    params: impl Serialize,
+) -> std::io::Result<Vec<u8>> {
+    #[derive(Serialize)]
+    struct Request<P> {
+        jsonrpc: &'static str,
+        id: i64,
+        method: &'static str,
+        params: P,
+    }
+    json_lines::encode(&Request {
+        jsonrpc: "2.0",
+        id,
+        method,
+        params,
     })
 }
 

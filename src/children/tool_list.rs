@@ -9,8 +9,8 @@ use rmcp::model::Tool;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::tool_calls::{Answer, ToolCalls};
-use crate::json_lines::{self, LineWriter};
+use super::tool_calls::{Answer, ToolCalls, direct_request_line};
+use crate::json_lines::LineWriter;
 
 /// One tool as its server listed it.
 #[derive(Debug, Clone)]
@@ -100,17 +100,5 @@ fn request_line(id: i64, cursor: Option<&str>) -> std::io::Result<Vec<u8>> {
         #[serde(skip_serializing_if = "Option::is_none")]
         cursor: Option<&'a str>,
     }
-    #[derive(Serialize)]
-    struct Request<'a> {
-        jsonrpc: &'static str,
-        id: i64,
-        method: &'static str,
-        params: Params<'a>,
-    }
-    json_lines::encode(&Request {
-        jsonrpc: "2.0",
-        id,
-        method: "tools/list",
-        params: Params { cursor },
-    })
+    direct_request_line(id, "tools/list", Params { cursor })
 }
