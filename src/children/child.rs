@@ -304,6 +304,7 @@ impl Child {
     /// Closes the session (the child's stdin), then stops the process: SIGTERM, then SIGKILL.
     pub(crate) async fn shutdown(&self) {
         self.stopping.store(true, Ordering::Release);
+        self.process.expect_end();
         if let Some(mut session) = self.session.lock().await.take() {
             let _ = tokio::time::timeout(Duration::from_secs(1), session.close()).await;
         }

@@ -7,7 +7,10 @@ use std::{
     fmt,
     os::unix::process::ExitStatusExt,
     process::{ExitStatus, Stdio},
-    sync::{Arc, Mutex},
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicBool, Ordering},
+    },
     time::Duration,
 };
 
@@ -98,6 +101,9 @@ impl StderrTail {
 pub(crate) struct Process {
     pub pid: Option<u32>,
     stop: CancellationToken,
+    /// Set when toolshelf is about to close the child's stdin: an exit after that is expected
+    /// and logged at debug, not info.
+    ending: Arc<AtomicBool>,
     exit: watch::Receiver<Option<Exit>>,
     stderr_done: watch::Receiver<bool>,
     pub stderr: Arc<StderrTail>,
@@ -162,9 +168,11 @@ impl Process {
             drain_stderr(stderr_pipe, stderr.clone(), stderr_done_tx).instrument(span.clone()),
         );
         let stop_task = stop.clone();
+        let ending = Arc::new(AtomicBool::new(false));
+        let ending_task = ending.clone();
         tokio::spawn(
             async move {
-                let exit = supervise(child, stop_task).await;
+                let exit = supervise(child, stop_task, &ending_task).await;
                 exit_tx.send_replace(exit);
                 drop(guard);
             }
@@ -174,6 +182,7 @@ impl Process {
             Process {
                 pid,
                 stop,
+                ending,
                 exit,
                 stderr_done,
                 stderr,
@@ -197,6 +206,11 @@ impl Process {
         })
         .await;
         self.exit()
+    }
+
+    /// Marks the exit that follows as one toolshelf asked for (it is about to close stdin).
+    pub(crate) fn expect_end(&self) {
+        self.ending.store(true, Ordering::Release);
     }
 
     /// Stops the process (its stdin should already be closed) and waits until it is gone.
@@ -250,17 +264,25 @@ fn die_with_parent(_command: &mut tokio::process::Command) {}
 /// Waits for the child to exit, or for `stop`: then gives it `STOP_GRACE`, sends SIGTERM to its
 /// group, gives it `STOP_GRACE` again, and kills the group. However the leader ended, whatever
 /// it left running in its group (npx → node, `sh -c "server; true"` → server) is killed then.
-async fn supervise(mut child: Box<dyn ChildWrapper>, stop: CancellationToken) -> Option<Exit> {
-    let exit = wait_or_stop(&mut child, stop).await;
+async fn supervise(
+    mut child: Box<dyn ChildWrapper>,
+    stop: CancellationToken,
+    ending: &AtomicBool,
+) -> Option<Exit> {
+    let exit = wait_or_stop(&mut child, stop, ending).await;
     let _ = child.signal(SIGKILL);
     exit
 }
 
-async fn wait_or_stop(child: &mut Box<dyn ChildWrapper>, stop: CancellationToken) -> Option<Exit> {
+async fn wait_or_stop(
+    child: &mut Box<dyn ChildWrapper>,
+    stop: CancellationToken,
+    ending: &AtomicBool,
+) -> Option<Exit> {
     tokio::select! {
         status = child.wait() => {
             let exit = status.ok().map(Exit);
-            log_exit(exit);
+            log_exit(exit, ending.load(Ordering::Acquire));
             return exit;
         }
         () = stop.cancelled() => {}
@@ -279,8 +301,9 @@ async fn wait_or_stop(child: &mut Box<dyn ChildWrapper>, stop: CancellationToken
     child.wait().await.ok().map(Exit)
 }
 
-fn log_exit(exit: Option<Exit>) {
+fn log_exit(exit: Option<Exit>, expected: bool) {
     match exit {
+        Some(exit) if exit.0.success() && expected => tracing::debug!("child exited"),
         Some(exit) if exit.0.success() => tracing::info!("child exited"),
         Some(exit) => tracing::warn!(status = %exit, "child exited"),
         None => tracing::warn!("child ended; its exit status could not be read"),
