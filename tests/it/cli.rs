@@ -51,6 +51,17 @@ fn schema_prints_the_config_schema_and_it_accepts_the_example() {
     ));
     let loaded = toolshelf::config::load(path).expect("the example config is valid");
     assert_eq!(loaded.toolboxes.len(), 3);
+    // The filesystem server serves the config's own folder, wherever the client starts toolshelf.
+    let fs = loaded.toolboxes["files"].server("fs").expect("files/fs");
+    let served = fs.cwd.as_deref().expect("the example sets cwd");
+    assert_eq!(
+        served.canonicalize().expect("cwd exists"),
+        path.parent()
+            .expect("folder")
+            .canonicalize()
+            .expect("folder exists")
+    );
+    assert_eq!(fs.args.last().map(String::as_str), Some("."));
 }
 
 #[test]
