@@ -1,7 +1,9 @@
 //! A child's `tools/call` result as the child encoded it. It is forwarded byte for byte, never
 //! decoded into typed content and encoded again, with one exception the protocol requires:
 //! `resultType`, which sessions on protocol 2026-07-28 or later must carry and earlier ones never
-//! see, is set for the agent's session whatever the child's session said.
+//! see, is set for the agent's session whatever the child's session said; and a
+//! `structuredContent` that is not an object (allowed from 2026-07-28 on) reaches an agent on an
+//! earlier revision as the first text block instead, as rmcp 3.11 does for its own servers.
 
 use std::borrow::Cow;
 
@@ -17,6 +19,8 @@ pub(crate) struct ToolResultJson {
     raw: Box<RawValue>,
     /// The child wrote `"resultType": "complete"`.
     has_result_type: bool,
+    /// The child's `structuredContent` is there and is not a JSON object.
+    non_object_output: bool,
 }
 
 impl ToolResultJson {
@@ -38,25 +42,32 @@ impl ToolResultJson {
             _is_error: Option<bool>,
             #[serde(rename = "resultType", borrow, default)]
             result_type: Option<Cow<'a, str>>,
+            #[serde(rename = "structuredContent", borrow, default)]
+            structured: Option<&'a RawValue>,
         }
         // A struct also reads from a JSON array: require the object.
         if !raw.get().starts_with('{') {
             return Err(raw);
         }
-        let has_result_type = match serde_json::from_str::<Shape<'_>>(raw.get()) {
-            Ok(shape) => {
-                drop(shape.content);
-                match shape.result_type.as_deref() {
-                    None => false,
-                    Some(COMPLETE) => true,
-                    Some(_) => return Err(raw),
+        let (has_result_type, non_object_output) =
+            match serde_json::from_str::<Shape<'_>>(raw.get()) {
+                Ok(shape) => {
+                    drop(shape.content);
+                    let non_object = shape
+                        .structured
+                        .is_some_and(|value| !value.get().starts_with('{'));
+                    match shape.result_type.as_deref() {
+                        None => (false, non_object),
+                        Some(COMPLETE) => (true, non_object),
+                        Some(_) => return Err(raw),
+                    }
                 }
-            }
-            Err(_) => return Err(raw),
-        };
+                Err(_) => return Err(raw),
+            };
         Ok(Self {
             raw,
             has_result_type,
+            non_object_output,
         })
     }
 
@@ -73,6 +84,9 @@ impl ToolResultJson {
         with_result_type: bool,
     ) -> serde_json::Result<()> {
         let json = self.json();
+        if !with_result_type && self.non_object_output {
+            return legacy_output(json, out);
+        }
         match (with_result_type, self.has_result_type) {
             (true, false) => {
                 let rest = &json[1..];
@@ -97,6 +111,44 @@ impl ToolResultJson {
         }
         Ok(())
     }
+}
+
+/// `json` for an agent before 2026-07-28, which requires `structuredContent` to be an object:
+/// without `resultType` and with the non-object value moved to the first text block, unless that
+/// block already holds the same value (clients read a typed result from there).
+fn legacy_output(json: &str, out: &mut Vec<u8>) -> serde_json::Result<()> {
+    #[derive(Deserialize)]
+    struct Text {
+        #[serde(rename = "type")]
+        kind: String,
+        text: String,
+    }
+    let mut fields: IndexMap<Cow<'_, str>, &RawValue> = serde_json::from_str(json)?;
+    fields.shift_remove("resultType");
+    let Some(value) = fields.shift_remove("structuredContent") else {
+        return serde_json::to_writer(out, &fields);
+    };
+    let value: serde_json::Value = serde_json::from_str(value.get())?;
+    let mut content: Vec<&RawValue> = match fields.get("content") {
+        Some(content) => serde_json::from_str(content.get())?,
+        None => Vec::new(),
+    };
+    let held = content.first().is_some_and(|first| {
+        serde_json::from_str::<Text>(first.get()).is_ok_and(|block| {
+            block.kind == "text"
+                && serde_json::from_str::<serde_json::Value>(&block.text).is_ok_and(|v| v == value)
+        })
+    });
+    let block;
+    if !value.is_null() && !held {
+        block = serde_json::value::to_raw_value(
+            &serde_json::json!({ "type": "text", "text": value.to_string() }),
+        )?;
+        content.insert(0, &block);
+    }
+    let content = serde_json::value::to_raw_value(&content)?;
+    fields.insert(Cow::Borrowed("content"), &content);
+    serde_json::to_writer(out, &fields)
 }
 
 #[cfg(test)]
@@ -149,5 +201,37 @@ mod tests {
         );
         assert_eq!(encode(typed, false), plain);
         assert_eq!(encode("{ }", true), r#"{"resultType":"complete" }"#);
+    }
+
+    #[test]
+    fn non_object_output_reaches_a_legacy_agent_as_the_first_text_block() {
+        let encode = |text: &str, with: bool| {
+            let mut out = Vec::new();
+            result(text)
+                .expect("a result")
+                .encode_into(&mut out, with)
+                .expect("encode");
+            String::from_utf8(out).expect("utf-8")
+        };
+        let listed = r#"{"content":[{"type":"text","text":"Found 2"}],"structuredContent":["a","b"],"isError":false}"#;
+        assert_eq!(
+            encode(listed, true),
+            format!(r#"{{"resultType":"complete",{}"#, &listed[1..])
+        );
+        assert_eq!(
+            encode(listed, false),
+            r#"{"content":[{"type":"text","text":"[\"a\",\"b\"]"},{"type":"text","text":"Found 2"}],"isError":false}"#
+        );
+        let held = r#"{"content":[{"type":"text","text":"[1, 2]"}],"structuredContent":[1,2]}"#;
+        assert_eq!(
+            encode(held, false),
+            r#"{"content":[{"type":"text","text":"[1, 2]"}]}"#
+        );
+        assert_eq!(
+            encode(r#"{"structuredContent":7,"resultType":"complete"}"#, false),
+            r#"{"content":[{"type":"text","text":"7"}]}"#
+        );
+        let object = r#"{"content":[],"structuredContent":{"a":[1]}}"#;
+        assert_eq!(encode(object, false), object);
     }
 }
