@@ -10,7 +10,7 @@
 
 use std::{borrow::Cow, time::Duration};
 
-use rmcp::model::{ProgressToken, ProtocolVersion};
+use rmcp::model::ProtocolVersion;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio_util::task::TaskTracker;
@@ -18,6 +18,7 @@ use tokio_util::task::TaskTracker;
 use crate::{
     agent_message::{self, AgentId},
     agent_requests::{AgentRequests, InUse},
+    call_meta::CallMeta,
     json_lines::LineWriter,
     meta_tools::{USE_TOOL, UseToolInput},
     server::Toolshelf,
@@ -32,17 +33,10 @@ struct UseToolParams<'a> {
     name: Cow<'a, str>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
-    #[serde(rename = "_meta", default)]
-    meta: Option<RequestMeta>,
-}
-
-/// Only a progress token: a request with other metadata (an inline protocol version, client
-/// info) takes rmcp's path, which checks it.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RequestMeta {
-    #[serde(rename = "progressToken", default)]
-    progress_token: Option<ProgressToken>,
+    /// A request whose `_meta` has MCP's own keys (an inline protocol version, client info)
+    /// takes rmcp's path, which checks them (`CallMeta::from_raw`).
+    #[serde(rename = "_meta", borrow, default)]
+    meta: Option<&'a RawValue>,
 }
 
 /// The `use_tool` calls in flight on this path.
@@ -78,11 +72,14 @@ impl AgentCalls {
         if params.name != USE_TOOL {
             return None;
         }
+        let meta = match params.meta {
+            Some(meta) => CallMeta::from_raw(meta)?,
+            None => CallMeta::default(),
+        };
         let ticket = match self.requests.begin_direct(id) {
             Ok(ticket) => ticket,
             Err(in_use) => return Some(Err(in_use)),
         };
-        let progress = params.meta.and_then(|meta| meta.progress_token);
         let input = match params.arguments {
             Some(arguments) => UseToolInput::from_raw(arguments),
             None => UseToolInput::from_object(Default::default()),
@@ -93,7 +90,7 @@ impl AgentCalls {
         let with_result_type = self.with_result_type;
         let id = id.clone();
         let task = async move {
-            let answer = shelf.use_tool(input, &ticket.cancel, progress).await;
+            let answer = shelf.use_tool(input, &ticket.cancel, meta).await;
             if !requests.finish_direct(&id, &ticket) {
                 tracing::debug!(%id, "dropping the response to a cancelled call");
                 return;

@@ -16,9 +16,11 @@
 //! - `catalog` — each server's current tools; `suggest` — "did you mean" by edit distance.
 
 mod agent_calls;
+mod agent_link;
 mod agent_message;
 mod agent_requests;
 mod agent_transport;
+mod call_meta;
 mod catalog;
 pub mod check;
 mod children;

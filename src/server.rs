@@ -1,24 +1,32 @@
 //! toolshelf's MCP server role: answers `initialize`, lists the two meta-tools and dispatches
 //! `tools/call` to them. What the agent can fix comes back as an `isError` result; a protocol
 //! error only for a tool name that toolshelf does not have.
+#![allow(
+    deprecated,
+    reason = "SEP-2577 deprecates logging and roots; revisions before 2026-07-28 have them"
+)]
 
 use std::{future::Future, sync::Arc};
 
+use futures::future::join_all;
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler, ServiceExt,
     model::{
-        CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
-        PaginatedRequestParams, ProgressToken, ServerCapabilities, ServerConfig,
+        CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams,
+        InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+        ServerConfig, SetLevelRequestParams,
     },
-    service::{RequestContext, ServerInitializeError},
+    service::{NotificationContext, RequestContext, ServerInitializeError},
 };
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::{
     agent_calls::AgentCalls,
+    agent_link::AgentLink,
     agent_requests::AgentRequests,
     agent_transport::AgentTransport,
+    call_meta::CallMeta,
     children::ProgressTarget,
     config::Config,
     json_lines::LineWriter,
@@ -38,6 +46,8 @@ struct Inner {
     info: ServerConfig,
     /// The agent's output, for progress.
     out: LineWriter,
+    /// The agent's session as the children see it.
+    agent: Arc<AgentLink>,
 }
 
 /// Why `serve` stopped with an error.
@@ -50,34 +60,42 @@ pub enum ServeError {
 impl Toolshelf {
     pub(crate) fn new(config: &Config, out: LineWriter) -> Self {
         let meta = MetaTools::new(config);
-        let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        // Logging: children's log messages are passed on, and the agent's level reaches them.
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging()
+            .build();
+        let info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("toolshelf", env!("CARGO_PKG_VERSION")))
             .with_instructions(meta.instructions());
+        let agent = Arc::new(AgentLink::default());
         Self {
             inner: Arc::new(Inner {
-                toolboxes: Toolboxes::new(config),
+                toolboxes: Toolboxes::new(config, agent.clone()),
                 meta,
                 info,
                 out,
+                agent,
             }),
         }
     }
 
-    /// Runs `use_tool`; progress goes to the agent under `progress`, if the agent gave a token.
+    /// Runs `use_tool`; progress goes to the agent under the call's progress token, if it gave
+    /// one, and the rest of its `_meta` that is the agent's own goes to the child.
     pub(crate) async fn use_tool(
         &self,
         input: UseToolInput,
         cancel: &CancellationToken,
-        progress: Option<ProgressToken>,
+        meta: CallMeta,
     ) -> UseToolAnswer {
         let inner = &self.inner;
-        let progress = progress.map(|token| ProgressTarget {
+        let progress = meta.progress.map(|token| ProgressTarget {
             out: inner.out.clone(),
             token,
         });
         inner
             .meta
-            .use_tool(&inner.toolboxes, input, cancel, progress)
+            .use_tool(&inner.toolboxes, input, cancel, progress, &meta.forwarded)
             .await
     }
 
@@ -90,6 +108,41 @@ impl Toolshelf {
 impl ServerHandler for Toolshelf {
     fn get_info(&self) -> ServerConfig {
         self.inner.info.clone()
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, McpError> {
+        context.peer.set_peer_info(request.clone());
+        self.inner.agent.connect(context.peer.clone());
+        self.negotiate_initialize(&request)
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let inner = &self.inner;
+        inner.agent.set_log_level(request.level);
+        let running = inner.toolboxes.running();
+        join_all(
+            running
+                .iter()
+                .map(|child| child.set_log_level(request.level)),
+        )
+        .await;
+        Ok(())
+    }
+
+    async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
+        if !self.inner.agent.roots_change() {
+            return;
+        }
+        let running = self.inner.toolboxes.running();
+        join_all(running.iter().map(|child| child.roots_changed())).await;
     }
 
     async fn list_tools(
@@ -114,11 +167,9 @@ impl ServerHandler for Toolshelf {
                 inner.meta.open_toolbox(&inner.toolboxes, input).await
             }
             USE_TOOL => {
-                let progress = context.meta.get_progress_token();
+                let meta = CallMeta::from_object(&context.meta);
                 let input = UseToolInput::from_object(request.arguments.unwrap_or_default());
-                self.use_tool(input, &context.ct, progress)
-                    .await
-                    .into_result()
+                self.use_tool(input, &context.ct, meta).await.into_result()
             }
             other => {
                 return Err(McpError::invalid_params(

@@ -1,5 +1,9 @@
 //! One started child: its process, its MCP client session, the calls in flight. Starting,
 //! calling and stopping a child all happen here.
+#![allow(
+    deprecated,
+    reason = "SEP-2577 deprecates logging; children on earlier revisions have it"
+)]
 
 use std::{
     sync::{
@@ -9,20 +13,25 @@ use std::{
     time::{Duration, Instant},
 };
 
-use rmcp::{RoleClient, ServiceExt, service::RunningService};
+use rmcp::{
+    RoleClient, ServiceExt,
+    model::{LoggingLevel, SetLevelRequestParams},
+    service::RunningService,
+};
 use tokio_util::sync::CancellationToken;
 
 use super::{
+    Launch,
     child_transport::{CHILD_MESSAGE_LIMIT, ChildTransport},
     client::ChildClient,
     process::{Process, SpawnError},
-    registry::ProcessRegistry,
     tool_calls::{self, Answer, ProgressTarget, ToolCalls},
     tool_list,
     tool_result::ToolResultJson,
 };
 use crate::{
-    catalog::ServerCatalog, config::ServerSpec, error::DownstreamKind, json_lines::LineWriter,
+    call_meta::ForwardedMeta, catalog::ServerCatalog, config::ServerSpec, error::DownstreamKind,
+    json_lines::LineWriter,
 };
 
 /// How long to wait for a dead child's exit status and last stderr lines before reporting.
@@ -121,14 +130,14 @@ impl Child {
     /// Spawns the server, initializes it and lists its tools into `catalog`, all within its
     /// startup timeout. On any failure the process is being stopped when this returns.
     pub(crate) async fn start(
-        registry: &Arc<ProcessRegistry>,
+        launch: &Launch,
         toolbox: &str,
         spec: Arc<ServerSpec>,
         catalog: Arc<ServerCatalog>,
     ) -> Result<Child, StartError> {
         let span = tracing::info_span!("child", toolbox = %toolbox, server = %spec.name);
         let began = Instant::now();
-        let (process, pipes) = Process::spawn(registry, &spec, span.clone())?;
+        let (process, pipes) = Process::spawn(&launch.registry, &spec, span.clone())?;
         tracing::debug!(parent: &span, pid = ?process.pid, "child spawned");
 
         let oversized = Arc::new(AtomicBool::new(false));
@@ -142,6 +151,8 @@ impl Child {
             calls: calls.clone(),
             input: input.clone(),
             relist_timeout: spec.call_timeout,
+            agent: launch.agent.clone(),
+            origin: format!("{toolbox}/{}", spec.name).into(),
         };
         let transport = ChildTransport::new(
             pipes.stdout,
@@ -185,6 +196,9 @@ impl Child {
         };
         let startup = began.elapsed();
         catalog.replace(tools);
+        if let Some(level) = launch.agent.log_level() {
+            set_log_level(session.peer(), level).await;
+        }
         tracing::debug!(parent: &span, tools = catalog.tools().len(), startup_ms = startup.as_millis() as u64, "child ready");
         Ok(Child {
             peer: session.peer().clone(),
@@ -200,6 +214,18 @@ impl Child {
             last_used_ms: AtomicU64::new(0),
             born: Instant::now(),
         })
+    }
+
+    /// The agent set a log level: the child gets it too, if it logs.
+    pub(crate) async fn set_log_level(&self, level: LoggingLevel) {
+        set_log_level(&self.peer, level).await;
+    }
+
+    /// The agent's roots changed: the child is told, if it was offered roots.
+    pub(crate) async fn roots_changed(&self) {
+        if let Err(error) = self.peer.notify_roots_list_changed().await {
+            tracing::debug!(server = %self.spec.name, %error, "roots change not passed on");
+        }
     }
 
     /// True once the child's process has ended or its connection is closed.
@@ -243,12 +269,13 @@ impl Child {
         arguments: Option<&serde_json::value::RawValue>,
         cancel: &CancellationToken,
         progress: Option<ProgressTarget>,
+        meta: &ForwardedMeta,
     ) -> Result<ToolResultJson, CallError> {
         let began = Instant::now();
         let Some(mut ticket) = self.calls.register(progress) else {
             return Err(self.explain_death().await);
         };
-        let request = tool_calls::request_line(ticket.id, name, arguments)
+        let request = tool_calls::request_line(ticket.id, name, arguments, meta)
             .map_err(|error| CallError::Unencodable(error.to_string()))?;
         if self.input.send(request).await.is_err() {
             return Err(self.explain_death().await);
@@ -309,6 +336,16 @@ impl Child {
             let _ = tokio::time::timeout(Duration::from_secs(1), session.close()).await;
         }
         self.process.stop().await;
+    }
+}
+
+/// Sends `logging/setLevel` to a child that declared logging; a refusal is only logged.
+async fn set_log_level(peer: &rmcp::Peer<RoleClient>, level: LoggingLevel) {
+    let logs = peer
+        .peer_info()
+        .is_some_and(|info| info.capabilities.logging.is_some());
+    if logs && let Err(error) = peer.set_level(SetLevelRequestParams::new(level)).await {
+        tracing::debug!(%error, "the child refused logging/setLevel");
     }
 }
 

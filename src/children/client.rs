@@ -1,9 +1,10 @@
-//! toolshelf's MCP client role toward one child: who it says it is, and what it does with the
-//! notifications a child sends on its own (a changed tool list, log messages; progress of tool
-//! calls is taken by the transport, see `tool_calls`).
+//! toolshelf's MCP client role toward one child: who it says it is (with the agent's sampling,
+//! elicitation and roots capabilities, relayed), the child's requests to the client (relayed to
+//! the agent through `AgentLink`), and the notifications a child sends on its own (a changed tool
+//! list, log messages; progress of tool calls is taken by the transport, see `tool_calls`).
 #![allow(
     deprecated,
-    reason = "SEP-2577 deprecates logging, but children still send it"
+    reason = "SEP-2577 deprecates logging, sampling and roots, but children still use them"
 )]
 
 use std::{
@@ -15,14 +16,22 @@ use std::{
 };
 
 use rmcp::{
-    ClientHandler, RoleClient,
-    model::{ClientCapabilities, ClientConfig, Implementation, LoggingMessageNotificationParam},
-    service::NotificationContext,
+    ClientHandler, ErrorData as McpError, RoleClient,
+    model::{
+        ClientConfig, ClientResult, CreateMessageRequest, CreateMessageRequestParams,
+        CreateMessageResult, ElicitRequest, ElicitRequestParams, ElicitResult, Implementation,
+        ListRootsRequest, ListRootsResult, LoggingMessageNotificationParam, ServerRequest,
+    },
+    service::{NotificationContext, RequestContext},
 };
 use tracing::Instrument;
 
 use super::{tool_calls::ToolCalls, tool_list};
-use crate::{catalog::ServerCatalog, json_lines::LineWriter};
+use crate::{
+    agent_link::{AgentLink, Relayed},
+    catalog::ServerCatalog,
+    json_lines::LineWriter,
+};
 
 /// The client handler of one child connection.
 #[derive(Clone)]
@@ -36,12 +45,40 @@ pub(crate) struct ChildClient {
     pub calls: ToolCalls,
     pub input: LineWriter,
     pub relist_timeout: Duration,
+    /// The agent's session, for the child's requests and log messages.
+    pub agent: Arc<AgentLink>,
+    /// "toolbox/server", for log messages and errors.
+    pub origin: Arc<str>,
+}
+
+impl ChildClient {
+    /// Relays the child's `request` to the agent. The child's calls in flight do not time out
+    /// while the agent (often a person) answers.
+    async fn relay(
+        &self,
+        kind: Relayed,
+        request: ServerRequest,
+        context: &RequestContext<RoleClient>,
+    ) -> Result<ClientResult, McpError> {
+        let _paused = self.calls.pause_timeouts();
+        self.agent
+            .relay(kind, request, &self.origin, &context.ct)
+            .instrument(self.span.clone())
+            .await
+    }
+}
+
+fn unexpected(kind: &str) -> McpError {
+    McpError::internal_error(
+        format!("the MCP client answered {kind} with a result of another kind"),
+        None,
+    )
 }
 
 impl ClientHandler for ChildClient {
     fn get_info(&self) -> ClientConfig {
         ClientConfig::new(
-            ClientCapabilities::default(),
+            self.agent.child_capabilities(),
             Implementation::new("toolshelf", env!("CARGO_PKG_VERSION")),
         )
     }
@@ -53,7 +90,7 @@ impl ClientHandler for ChildClient {
         let relist = async {
             match tool_list::list_tools(&self.calls, &self.input, self.relist_timeout).await {
                 Ok(tools) => {
-                    tracing::info!(tools = tools.len(), "tool list changed; catalog refreshed");
+                    tracing::debug!(tools = tools.len(), "tool list changed; catalog refreshed");
                     self.catalog.replace(tools);
                 }
                 Err(error) if self.stopping.load(Ordering::Acquire) => {
@@ -65,13 +102,54 @@ impl ClientHandler for ChildClient {
         relist.instrument(self.span.clone()).await;
     }
 
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, McpError> {
+        let request = ServerRequest::CreateMessageRequest(CreateMessageRequest::new(params));
+        match self.relay(Relayed::Sampling, request, &context).await? {
+            ClientResult::CreateMessageResult(result) => Ok(*result),
+            _ => Err(unexpected("sampling/createMessage")),
+        }
+    }
+
+    async fn create_elicitation(
+        &self,
+        params: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, McpError> {
+        let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
+        match self.relay(Relayed::Elicitation, request, &context).await? {
+            ClientResult::ElicitResult(result) => Ok(result),
+            _ => Err(unexpected("elicitation/create")),
+        }
+    }
+
+    async fn list_roots(
+        &self,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, McpError> {
+        let request = ServerRequest::ListRootsRequest(ListRootsRequest::default());
+        match self.relay(Relayed::Roots, request, &context).await? {
+            ClientResult::ListRootsResult(result) => Ok(result),
+            _ => Err(unexpected("roots/list")),
+        }
+    }
+
     async fn on_logging_message(
         &self,
         params: LoggingMessageNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        let _entered = self.span.enter();
-        let logger = params.logger.as_deref().unwrap_or("");
-        tracing::info!(level = ?params.level, logger, data = %params.data, "child log message");
+        let logger = params.logger.clone().unwrap_or_default();
+        let (level, data) = (params.level, params.data.to_string());
+        // Passed to the agent, the message is the agent's business; toolshelf's log keeps it
+        // at debug. Without an agent session (`toolshelf check`) it is the user's, at info.
+        if self.agent.log(&self.origin, params).await {
+            tracing::debug!(parent: &self.span, ?level, logger, data, "child log message");
+        } else {
+            tracing::info!(parent: &self.span, ?level, logger, data, "child log message");
+        }
     }
 }

@@ -16,8 +16,19 @@ mod tool_calls;
 mod tool_list;
 mod tool_result;
 
+use std::sync::Arc;
+
 pub(crate) use child::Child;
 pub(crate) use registry::ProcessRegistry;
 pub(crate) use tool_calls::ProgressTarget;
 pub(crate) use tool_list::ListedTool;
 pub(crate) use tool_result::ToolResultJson;
+
+use crate::agent_link::AgentLink;
+
+/// What starting a child needs besides its spec: the registry every process goes through, and
+/// the agent's session, which the child's client role relays to.
+pub(crate) struct Launch {
+    pub registry: Arc<ProcessRegistry>,
+    pub agent: Arc<AgentLink>,
+}

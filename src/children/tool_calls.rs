@@ -19,7 +19,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use tokio::sync::oneshot;
 
-use crate::json_lines::{self, LineWriter};
+use crate::{
+    call_meta::{ChildMeta, ForwardedMeta},
+    json_lines::{self, LineWriter},
+};
 
 /// The first id of a direct call; below are rmcp's own requests (initialize, tools/list).
 pub(crate) const FIRST_ID: i64 = 1 << 40;
@@ -52,6 +55,25 @@ struct State {
     waiting: HashMap<i64, Waiting>,
     /// The connection ended: calls waiting were told, and no new call is taken.
     closed: bool,
+    /// Requests of the child that the agent is answering: no call times out meanwhile.
+    pauses: usize,
+}
+
+/// While it lives, the child's calls do not time out; when it drops, each gets its whole
+/// timeout again.
+pub(crate) struct TimeoutPause {
+    calls: ToolCalls,
+}
+
+impl Drop for TimeoutPause {
+    fn drop(&mut self) {
+        let mut state = self.calls.state();
+        state.pauses -= 1;
+        let now = Instant::now();
+        for call in state.waiting.values_mut() {
+            call.last_activity = now;
+        }
+    }
 }
 
 /// The direct calls in flight to one child, shared by `Child` (which sends) and the transport
@@ -107,9 +129,25 @@ impl ToolCalls {
         })
     }
 
-    /// When call `id` started or last reported progress; `None` if it is no longer waiting.
+    /// When call `id` started or last reported progress (now, while timeouts are paused);
+    /// `None` if it is no longer waiting.
     pub(crate) fn last_activity(&self, id: i64) -> Option<Instant> {
-        self.state().waiting.get(&id).map(|call| call.last_activity)
+        let state = self.state();
+        let call = state.waiting.get(&id)?;
+        Some(if state.pauses > 0 {
+            Instant::now()
+        } else {
+            call.last_activity
+        })
+    }
+
+    /// Pauses every call's timeout until the returned guard drops (the child asked the agent
+    /// something: a person may take minutes to answer).
+    pub(crate) fn pause_timeouts(&self) -> TimeoutPause {
+        self.state().pauses += 1;
+        TimeoutPause {
+            calls: self.clone(),
+        }
     }
 
     /// Delivers the answer to call `id`, if it is still waiting.
@@ -202,23 +240,20 @@ struct Notification<P> {
     params: P,
 }
 
-/// The request line of call `id`; its progress token is its id.
+/// The request line of call `id`; its progress token is its id, the rest of its `_meta` what the
+/// agent's call passes on.
 pub(crate) fn request_line(
     id: i64,
     name: &str,
     arguments: Option<&RawValue>,
+    meta: &ForwardedMeta,
 ) -> std::io::Result<Vec<u8>> {
-    #[derive(Serialize)]
-    struct Meta {
-        #[serde(rename = "progressToken")]
-        progress_token: i64,
-    }
     #[derive(Serialize)]
     struct Params<'a> {
         name: &'a str,
         arguments: Arguments<'a>,
         #[serde(rename = "_meta")]
-        meta: Meta,
+        meta: ChildMeta<'a>,
     }
     direct_request_line(
         id,
@@ -226,7 +261,10 @@ pub(crate) fn request_line(
         Params {
             name,
             arguments: Arguments(arguments),
-            meta: Meta { progress_token: id },
+            meta: ChildMeta {
+                progress_token: id,
+                forwarded: meta,
+            },
         },
     )
 }

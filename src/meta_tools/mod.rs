@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::{
+    call_meta::ForwardedMeta,
     children::{ProgressTarget, ToolResultJson},
     config::{Config, ToolFilter},
     error::ToolError,
@@ -97,8 +98,9 @@ impl MetaTools {
         input: UseToolInput,
         cancel: &CancellationToken,
         progress: Option<ProgressTarget>,
+        meta: &ForwardedMeta,
     ) -> UseToolAnswer {
-        match use_tool::use_tool(&self.use_check, toolboxes, input, cancel, progress).await {
+        match use_tool::use_tool(&self.use_check, toolboxes, input, cancel, progress, meta).await {
             Ok(result) => UseToolAnswer::Forwarded(result),
             Err(error) => UseToolAnswer::Failed(error.into_result()),
         }

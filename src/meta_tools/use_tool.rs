@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::message_size;
 use crate::{
+    call_meta::ForwardedMeta,
     children::{ProgressTarget, ToolResultJson},
     error::{Context, DownstreamKind, ToolError},
     schema_check::{SchemaCheck, Violation, ViolationKind},
@@ -126,6 +127,7 @@ pub(crate) async fn use_tool(
     input: UseToolInput,
     cancel: &CancellationToken,
     progress: Option<ProgressTarget>,
+    meta: &ForwardedMeta,
 ) -> Result<ToolResultJson, ToolError> {
     let checked = input
         .checked
@@ -163,7 +165,7 @@ pub(crate) async fn use_tool(
     };
     for _ in 0..RETRIES {
         // A server that is not running (never started, crashed, idle) starts here.
-        let child = slot.ensure(toolboxes.processes()).await.map_err(|reason| {
+        let child = slot.ensure(toolboxes.launch()).await.map_err(|reason| {
             downstream(
                 DownstreamKind::ServerUnavailable,
                 format!("the server is not available: {reason}"),
@@ -182,7 +184,10 @@ pub(crate) async fn use_tool(
             continue; // retired for idleness just now: take the next one
         }
         tracing::debug!(toolbox = %toolbox, server = %server, tool = %canonical, called_as = %name, "forwarding call");
-        return match child.call(&canonical, arguments, cancel, progress).await {
+        return match child
+            .call(&canonical, arguments, cancel, progress, meta)
+            .await
+        {
             Ok(result) => {
                 slot.answered();
                 message_size::check(result)

@@ -21,7 +21,8 @@ use tokio_util::sync::CancellationToken;
 pub(crate) use slot::{ServerSlot, ServerState};
 
 use crate::{
-    children::{Child, ProcessRegistry},
+    agent_link::AgentLink,
+    children::{Child, Launch, ProcessRegistry},
     config::{Config, ToolboxSpec},
 };
 
@@ -31,7 +32,7 @@ pub(crate) const SHUTDOWN_LIMIT: Duration = Duration::from_secs(10);
 /// Every configured toolbox, fixed at start-up.
 pub(crate) struct Toolboxes {
     boxes: IndexMap<String, Arc<Toolbox>>,
-    processes: Arc<ProcessRegistry>,
+    launch: Launch,
     stop: CancellationToken,
 }
 
@@ -44,7 +45,7 @@ pub(crate) struct Toolbox {
 
 impl Toolboxes {
     /// Builds the toolboxes; starts nothing but the idle sweeper (which needs a runtime).
-    pub(crate) fn new(config: &Config) -> Self {
+    pub(crate) fn new(config: &Config, agent: Arc<AgentLink>) -> Self {
         let boxes: IndexMap<String, Arc<Toolbox>> = config
             .toolboxes
             .iter()
@@ -66,7 +67,10 @@ impl Toolboxes {
         idle::spawn_sweeper(boxes.values().cloned().collect(), stop.clone());
         Self {
             boxes,
-            processes: Arc::new(ProcessRegistry::default()),
+            launch: Launch {
+                registry: Arc::new(ProcessRegistry::default()),
+                agent,
+            },
             stop,
         }
     }
@@ -83,21 +87,23 @@ impl Toolboxes {
         self.boxes.values()
     }
 
-    pub(crate) fn processes(&self) -> &Arc<ProcessRegistry> {
-        &self.processes
+    pub(crate) fn launch(&self) -> &Launch {
+        &self.launch
+    }
+
+    /// Every child that is running now.
+    pub(crate) fn running(&self) -> Vec<Arc<Child>> {
+        self.boxes
+            .values()
+            .flat_map(|toolbox| toolbox.servers.iter().filter_map(ServerSlot::live))
+            .collect()
     }
 
     /// Starts every server of `toolbox` that is not running, concurrently. The toolbox counts as
     /// open once any of its servers is ready, unless an alias clashes with a tool name: then it
     /// stays closed and the conflicts (with their fixes) are returned; `close` stops its children.
     pub(crate) async fn open(&self, toolbox: &Toolbox) -> Result<(), Vec<String>> {
-        join_all(
-            toolbox
-                .servers
-                .iter()
-                .map(|slot| slot.ensure(&self.processes)),
-        )
-        .await;
+        join_all(toolbox.servers.iter().map(|slot| slot.ensure(&self.launch))).await;
         let conflicts = toolbox.alias_conflicts();
         if !conflicts.is_empty() {
             toolbox.open.store(false, Ordering::Release);
@@ -119,7 +125,7 @@ impl Toolboxes {
     /// this begins.
     pub(crate) async fn shutdown(&self) {
         self.stop.cancel();
-        self.processes.close();
+        self.launch.registry.close();
         let children: Vec<Arc<Child>> = self
             .boxes
             .values()
@@ -131,7 +137,7 @@ impl Toolboxes {
             .collect();
         let graceful = join_all(children.iter().map(|child| child.shutdown()));
         let _ = tokio::time::timeout(SHUTDOWN_LIMIT, graceful).await;
-        let stragglers = self.processes.stop_all(Duration::from_secs(5)).await;
+        let stragglers = self.launch.registry.stop_all(Duration::from_secs(5)).await;
         if stragglers > 0 {
             tracing::error!(count = stragglers, "children still running after shutdown");
         }

@@ -13,7 +13,7 @@ use std::{
 use super::backoff::Backoff;
 use crate::{
     catalog::ServerCatalog,
-    children::{Child, ProcessRegistry},
+    children::{Child, Launch},
     config::ServerSpec,
 };
 
@@ -85,20 +85,17 @@ impl ServerSlot {
     }
 
     /// The live child, starting (or restarting) it if needed. `Err` says why there is none.
-    pub(crate) async fn ensure(
-        &self,
-        registry: &Arc<ProcessRegistry>,
-    ) -> Result<Arc<Child>, Arc<str>> {
+    pub(crate) async fn ensure(&self, launch: &Launch) -> Result<Arc<Child>, Arc<str>> {
         if let Some(child) = self.live() {
             return Ok(child);
         }
         // The start path holds a whole MCP handshake; boxed, its size is not carried (and
         // copied) by every call's future, which the profile showed to cost more than the call.
-        Box::pin(self.start(registry)).await
+        Box::pin(self.start(launch)).await
     }
 
     /// The slow half of `ensure`: start the child under the start lock, or share a start.
-    async fn start(&self, registry: &Arc<ProcessRegistry>) -> Result<Arc<Child>, Arc<str>> {
+    async fn start(&self, launch: &Launch) -> Result<Arc<Child>, Arc<str>> {
         let seen = self.starts.load(Ordering::Acquire);
         let _starting = self.start_lock.lock().await;
         if self.starts.load(Ordering::Acquire) != seen {
@@ -121,7 +118,7 @@ impl ServerSlot {
             return Err(refusal.into());
         }
         let started = Child::start(
-            registry,
+            launch,
             &self.toolbox,
             self.spec.clone(),
             self.catalog.clone(),

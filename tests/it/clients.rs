@@ -1,11 +1,15 @@
 //! Third-party MCP clients against toolshelf: fastmcp 4.1.2 (Python), which speaks protocol
-//! 2026-07-28 by default (`server/discover`, no `initialize`), and in its legacy mode.
+//! 2026-07-28 by default (`server/discover`, no `initialize`), and in its legacy mode; the Python
+//! `mcp` SDK 2.3 (2025-11-25), which answers a child's sampling, elicitation and roots requests
+//! and takes its log messages.
 
-use std::path::Path;
+use std::{ffi::OsString, path::Path};
 
 use serde_json::{Value, json};
 
-use crate::harness::{DEADLINE, config, fixture, python_env, toolshelf_bin, write_config};
+use crate::harness::{
+    DEADLINE, config, fixture, npm_server, python_env, toolshelf_bin, write_config,
+};
 
 /// Runs tests/python/fastmcp_client.py `scenario` in `mode` against `toolshelf serve`; returns
 /// what the client printed and toolshelf's exit status.
@@ -16,14 +20,33 @@ async fn fastmcp(scenario: &str, mode: &str) -> (Value, String) {
         json!({ "fixture": fixture(&[]) }),
     )]));
     let status_file = dir.path().join("status");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/fastmcp_client.py");
+    let mut args: Vec<OsString> = [scenario, mode, "--", "sh", "-c"]
+        .iter()
+        .map(OsString::from)
+        .collect();
+    args.push(r#""$0" serve --config "$1"; echo $? > "$2""#.into());
+    args.extend([
+        toolshelf_bin().into(),
+        path.into_os_string(),
+        status_file.clone().into_os_string(),
+    ]);
+    let seen = python_client("fastmcp_client.py", args).await;
+    let status = crate::harness::eventually("toolshelf exited", || async {
+        std::fs::read_to_string(&status_file).ok()
+    })
+    .await;
+    (seen, status.trim().to_owned())
+}
+
+/// Runs the client tests/python/`script` with `args` in the test venv; returns the JSON it
+/// printed.
+async fn python_client(script: &str, args: Vec<OsString>) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/python")
+        .join(script);
     let output = tokio::process::Command::new(python_env().join("bin/python"))
         .arg(&script)
-        .args([scenario, mode, "--", "sh", "-c"])
-        .arg(r#""$0" serve --config "$1"; echo $? > "$2""#)
-        .arg(toolshelf_bin())
-        .arg(&path)
-        .arg(&status_file)
+        .args(args)
         .env("RUST_LOG", "warn")
         .kill_on_drop(true)
         .output();
@@ -33,15 +56,11 @@ async fn fastmcp(scenario: &str, mode: &str) -> (Value, String) {
         .expect("run the client");
     assert!(
         output.status.success(),
-        "fastmcp failed: {}",
+        "{} failed: {}",
+        script.display(),
         String::from_utf8_lossy(&output.stderr)
     );
-    let seen = serde_json::from_slice(&output.stdout).expect("the client printed JSON");
-    let status = crate::harness::eventually("toolshelf exited", || async {
-        std::fs::read_to_string(&status_file).ok()
-    })
-    .await;
-    (seen, status.trim().to_owned())
+    serde_json::from_slice(&output.stdout).expect("the client printed JSON")
 }
 
 #[tokio::test]
@@ -89,4 +108,57 @@ async fn empty_input_is_a_normal_end() {
         .expect("toolshelf exits in time")
         .expect("run toolshelf");
     assert_eq!(status.code(), Some(0));
+}
+
+/// server-everything asks its client for a sampled message, for input, for its roots, and sends
+/// log messages; through toolshelf, the agent (the `mcp` SDK's session, with its callbacks)
+/// answers and receives each one. The tools that need those capabilities exist only because
+/// toolshelf declared the agent's capabilities to the child.
+#[tokio::test]
+async fn the_agent_answers_a_childs_sampling_elicitation_and_roots_and_gets_its_logs() {
+    let (_dir, path) = write_config(&config(&[(
+        "demo",
+        "The MCP reference server",
+        json!({ "everything": npm_server("mcp-server-everything", &["stdio"]) }),
+    )]));
+    let mut args: Vec<OsString> = [
+        "demo",
+        "everything",
+        "--",
+        toolshelf_bin(),
+        "serve",
+        "--config",
+    ]
+    .iter()
+    .map(OsString::from)
+    .collect();
+    args.push(path.into_os_string());
+    let seen = python_client("mcp_client.py", args).await;
+    assert_eq!(seen["protocol"], json!("2025-11-25"), "{seen}");
+    assert_eq!(seen["logging_capability"], json!(true));
+    assert_eq!(
+        seen["conditional_tools"],
+        json!([
+            "get-roots-list",
+            "trigger-elicitation-request",
+            "trigger-sampling-request"
+        ])
+    );
+    let text = |key: &str| seen[key].as_str().unwrap_or_default().to_owned();
+    assert_eq!(
+        seen["sampling"],
+        json!(["Resource trigger-sampling-request context: hello"])
+    );
+    assert!(text("sampled").contains("sampled by the agent"), "{seen}");
+    assert!(text("sampled").contains("agent-model"), "{seen}");
+    assert_eq!(seen["elicitation"].as_array().map(Vec::len), Some(1));
+    assert!(text("elicited").contains("Ada Lovelace"), "{seen}");
+    assert!(seen["roots_asked"].as_u64() >= Some(1), "{seen}");
+    assert!(text("roots").contains("file:///tmp/agent-root"), "{seen}");
+    let logs = seen["logs"].as_array().cloned().unwrap_or_default();
+    assert!(!logs.is_empty(), "no log message reached the agent: {seen}");
+    for log in &logs {
+        let logger = log["logger"].as_str().unwrap_or_default();
+        assert!(logger.starts_with("demo/everything"), "{log}");
+    }
 }

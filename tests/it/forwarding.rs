@@ -229,3 +229,63 @@ async fn both_request_paths_answer_alike() {
         }
     }
 }
+
+/// The agent's `_meta` reaches the child: its own keys as written (trace context, vendor keys),
+/// on both request paths; toolshelf's progress token replaces the agent's; MCP's own keys,
+/// which describe the agent's hop to toolshelf, stay behind.
+#[tokio::test]
+async fn the_agents_meta_reaches_the_child_without_mcps_own_keys() {
+    let events = tempfile::NamedTempFile::new().expect("events file");
+    let events_path = events.path().to_str().expect("utf-8 path").to_owned();
+    let config = config(&[(
+        "dev",
+        "Fixture",
+        json!({ "fixture": fixture(&["--events", &events_path]) }),
+    )]);
+    let mut raw = crate::harness::RawClient::start_on(&config, "2025-11-25").await;
+    raw.open(1, "dev").await;
+    let call = |name: &str, meta: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":"{name}","method":"tools/call","params":{{"name":"use_tool","arguments":{{"tool":{{"toolbox":"dev","server":"fixture","name":"{name}"}}}},"_meta":{meta}}}}}"#
+        )
+    };
+    // The direct path: only the agent's keys.
+    raw.send_line(&call(
+        "echo",
+        r#"{"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01","progressToken":"p","x.example/n":1.50}"#,
+    ))
+    .await;
+    assert_eq!(raw.next().await["id"], json!("echo"));
+    // rmcp's path (an MCP key in `_meta`): the MCP key does not reach the child.
+    raw.send_line(&call(
+        "structured",
+        r#"{"io.modelcontextprotocol/clientInfo":{"name":"agent","version":"1"},"tracestate":"k=v"}"#,
+    ))
+    .await;
+    assert_eq!(raw.next().await["id"], json!("structured"));
+    let seen = std::fs::read_to_string(events.path()).expect("events");
+    let metas: Vec<Value> = seen
+        .lines()
+        .filter_map(|line| line.strip_prefix("meta "))
+        .map(|line| {
+            let (_, meta) = line.split_once(' ').expect("name and meta");
+            serde_json::from_str(meta).expect("JSON")
+        })
+        .collect();
+    assert_eq!(metas.len(), 2, "{seen}");
+    let direct = &metas[0];
+    assert_eq!(
+        direct["traceparent"],
+        json!("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+    );
+    assert_eq!(direct["x.example/n"], json!(1.5));
+    assert_ne!(direct["progressToken"], json!("p"), "toolshelf's own token");
+    assert!(direct["progressToken"].is_number());
+    assert_eq!(
+        metas[1]
+            .as_object()
+            .map(|meta| meta.keys().cloned().collect::<Vec<_>>()),
+        Some(vec!["progressToken".to_owned(), "tracestate".to_owned()]),
+        "{seen}"
+    );
+}

@@ -1,0 +1,229 @@
+//! What children may ask of the agent, and what the agent asked of them. A child's sampling,
+//! elicitation and roots requests are relayed to the agent's session; the agent's log level and
+//! roots changes reach the children. Children are offered only what the agent declared, so a
+//! child sees toolshelf as it would see the agent: an agent without roots gets children that
+//! use the roots their config gives them, never toolshelf's guess.
+//!
+//! Transport-independent: it holds the agent's rmcp peer, whatever carries it.
+#![allow(
+    deprecated,
+    reason = "SEP-2577 deprecates sampling, roots and logging, but revisions before 2026-07-28 have them"
+)]
+
+use std::sync::{Mutex, OnceLock};
+
+use rmcp::{
+    ErrorData as McpError, Peer, RoleServer,
+    model::{
+        ClientCapabilities, ClientResult, ErrorCode, LoggingLevel, LoggingMessageNotificationParam,
+        ServerRequest,
+    },
+    service::{PeerRequestOptions, ServiceError},
+};
+use tokio_util::sync::CancellationToken;
+
+/// The agent's session as children see it; one per agent session.
+#[derive(Default)]
+pub(crate) struct AgentLink {
+    peer: OnceLock<Peer<RoleServer>>,
+    /// The level the agent set with `logging/setLevel`; `None`: every message passes.
+    log_level: Mutex<Option<LoggingLevel>>,
+}
+
+/// A request a child relays to the agent.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Relayed {
+    Sampling,
+    Elicitation,
+    Roots,
+}
+
+impl Relayed {
+    fn method(self) -> &'static str {
+        match self {
+            Relayed::Sampling => "sampling/createMessage",
+            Relayed::Elicitation => "elicitation/create",
+            Relayed::Roots => "roots/list",
+        }
+    }
+
+    fn capability(self) -> &'static str {
+        match self {
+            Relayed::Sampling => "sampling",
+            Relayed::Elicitation => "elicitation",
+            Relayed::Roots => "roots",
+        }
+    }
+
+    fn declared(self, capabilities: &ClientCapabilities) -> bool {
+        match self {
+            Relayed::Sampling => capabilities.sampling.is_some(),
+            Relayed::Elicitation => capabilities.elicitation.is_some(),
+            Relayed::Roots => capabilities.roots.is_some(),
+        }
+    }
+}
+
+impl AgentLink {
+    /// The agent's session began (its `initialize` arrived).
+    pub(crate) fn connect(&self, peer: Peer<RoleServer>) {
+        if self.peer.set(peer).is_err() {
+            tracing::debug!("a second initialize; children keep the first session's peer");
+        }
+    }
+
+    fn capabilities(&self) -> Option<ClientCapabilities> {
+        let info = self.peer.get()?.peer_info()?;
+        Some(info.capabilities.clone())
+    }
+
+    /// What toolshelf declares to a child: the agent's sampling, elicitation and roots, as the
+    /// agent declared them, and nothing it did not.
+    pub(crate) fn child_capabilities(&self) -> ClientCapabilities {
+        let mut offered = ClientCapabilities::default();
+        if let Some(agent) = self.capabilities() {
+            offered.sampling = agent.sampling;
+            offered.elicitation = agent.elicitation;
+            offered.roots = agent.roots;
+        }
+        offered
+    }
+
+    /// The agent declared `roots` with `listChanged`: its changes are worth passing on.
+    pub(crate) fn roots_change(&self) -> bool {
+        self.capabilities()
+            .and_then(|capabilities| capabilities.roots)
+            .is_some_and(|roots| roots.list_changed == Some(true))
+    }
+
+    /// Relays `request` from child `origin` ("toolbox/server") to the agent and returns its
+    /// answer. `cancel` is the child's cancellation of its request: the agent is told.
+    pub(crate) async fn relay(
+        &self,
+        kind: Relayed,
+        request: ServerRequest,
+        origin: &str,
+        cancel: &CancellationToken,
+    ) -> Result<ClientResult, McpError> {
+        let refused = |why: String| {
+            McpError::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!("{} from {origin} cannot be relayed: {why}", kind.method()),
+                None,
+            )
+        };
+        let Some(peer) = self.peer.get() else {
+            return Err(refused(format!(
+                "toolshelf has no MCP client session that declared {} (clients on protocol 2026-07-28 get no requests from servers)",
+                kind.capability()
+            )));
+        };
+        if !self.capabilities().is_some_and(|c| kind.declared(&c)) {
+            return Err(refused(format!(
+                "the MCP client connected to toolshelf did not declare the {} capability",
+                kind.capability()
+            )));
+        }
+        let mut handle = peer
+            .send_cancellable_request(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(|error| refused(error.to_string()))?;
+        tokio::select! {
+            answer = &mut handle.rx => match answer {
+                Ok(Ok(result)) => Ok(result),
+                Ok(Err(ServiceError::McpError(error))) => Err(error),
+                Ok(Err(error)) => Err(refused(error.to_string())),
+                Err(_) => Err(refused("the MCP client's session ended".into())),
+            },
+            () = cancel.cancelled() => {
+                let _ = handle.cancel(Some(format!("{origin} cancelled its request"))).await;
+                Err(McpError::new(ErrorCode::INTERNAL_ERROR, "cancelled", None))
+            }
+        }
+    }
+
+    /// The agent's `logging/setLevel`.
+    pub(crate) fn set_log_level(&self, level: LoggingLevel) {
+        *self
+            .log_level
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner()) = Some(level);
+    }
+
+    pub(crate) fn log_level(&self) -> Option<LoggingLevel> {
+        *self
+            .log_level
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    /// Passes a child's log message to the agent, its `logger` prefixed with `origin`, if it is
+    /// at or above the agent's level. `false` when no agent session can take it.
+    pub(crate) async fn log(
+        &self,
+        origin: &str,
+        mut message: LoggingMessageNotificationParam,
+    ) -> bool {
+        let Some(peer) = self.peer.get() else {
+            return false;
+        };
+        if self
+            .log_level()
+            .is_some_and(|level| severity(message.level) < severity(level))
+        {
+            return true;
+        }
+        message.logger = Some(match message.logger.take() {
+            Some(logger) if !logger.is_empty() => format!("{origin}/{logger}"),
+            _ => origin.to_owned(),
+        });
+        peer.notify_logging_message(message).await.is_ok()
+    }
+}
+
+/// RFC 5424 order, least severe first.
+fn severity(level: LoggingLevel) -> u8 {
+    match level {
+        LoggingLevel::Debug => 0,
+        LoggingLevel::Info => 1,
+        LoggingLevel::Notice => 2,
+        LoggingLevel::Warning => 3,
+        LoggingLevel::Error => 4,
+        LoggingLevel::Critical => 5,
+        LoggingLevel::Alert => 6,
+        LoggingLevel::Emergency => 7,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::{ElicitRequest, ElicitRequestParams};
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_request_the_agent_cannot_take_is_refused_at_once_and_says_why() {
+        let link = AgentLink::default();
+        let params: ElicitRequestParams = serde_json::from_value(serde_json::json!({
+            "message": "name?",
+            "requestedSchema": {"type": "object", "properties": {}}
+        }))
+        .expect("params");
+        let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
+        let refused = link
+            .relay(
+                Relayed::Elicitation,
+                request,
+                "dev/fixture",
+                &CancellationToken::new(),
+            )
+            .await
+            .expect_err("no agent session");
+        assert_eq!(refused.code, ErrorCode::METHOD_NOT_FOUND);
+        assert_eq!(
+            refused.message,
+            "elicitation/create from dev/fixture cannot be relayed: toolshelf has no MCP client session that declared elicitation (clients on protocol 2026-07-28 get no requests from servers)"
+        );
+        assert_eq!(link.child_capabilities(), ClientCapabilities::default());
+    }
+}

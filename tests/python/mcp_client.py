@@ -1,0 +1,91 @@
+"""A real MCP client for toolshelf's tests: the Python `mcp` SDK's ClientSession (protocol
+2025-11-25), with the callbacks a client offers its servers: sampling, elicitation, roots and
+log messages. Drives server-everything through toolshelf and reports what each relay carried.
+
+Usage: mcp_client.py TOOLBOX SERVER -- COMMAND [ARGS...]
+Prints one JSON object with what the client saw; exits non-zero on any failure.
+"""
+
+import asyncio
+import json
+import sys
+
+from mcp import ClientSession, StdioServerParameters, types
+from mcp.client.stdio import stdio_client
+
+ROOT = "file:///tmp/agent-root"
+
+
+async def main(toolbox: str, server: str, command: list[str]) -> dict:
+    seen: dict = {"sampling": [], "elicitation": [], "roots_asked": 0, "logs": []}
+
+    async def sampling(context, params: types.CreateMessageRequestParams):
+        seen["sampling"].append(params.messages[0].content.text)
+        return types.CreateMessageResult(
+            role="assistant",
+            content=types.TextContent(type="text", text="sampled by the agent"),
+            model="agent-model",
+            stop_reason="endTurn",
+        )
+
+    async def elicitation(context, params: types.ElicitRequestParams):
+        seen["elicitation"].append(params.message)
+        return types.ElicitResult(action="accept", content={"name": "Ada Lovelace", "check": True})
+
+    async def roots(context):
+        seen["roots_asked"] += 1
+        return types.ListRootsResult(roots=[types.Root(uri=ROOT, name="agent root")])
+
+    async def logging(params: types.LoggingMessageNotificationParams):
+        seen["logs"].append({"level": params.level, "logger": params.logger})
+
+    parameters = StdioServerParameters(command=command[0], args=command[1:])
+    async with stdio_client(parameters) as (read, write):
+        async with ClientSession(
+            read,
+            write,
+            sampling_callback=sampling,
+            elicitation_callback=elicitation,
+            list_roots_callback=roots,
+            logging_callback=logging,
+        ) as session:
+            initialized = await session.initialize()
+            seen["protocol"] = initialized.protocol_version
+            seen["logging_capability"] = initialized.capabilities.logging is not None
+            await session.set_logging_level("debug")
+
+            # server-everything registers the tools that need the client's capabilities once
+            # its session is initialized, then says its list changed: open until they show.
+            wanted = {"trigger-sampling-request", "trigger-elicitation-request", "get-roots-list"}
+            for _ in range(100):
+                opened = await session.call_tool("open_toolbox", {"toolbox": toolbox})
+                servers = opened.structured_content["servers"]
+                names = {tool["name"] for s in servers for tool in s.get("tools", [])}
+                if wanted <= names:
+                    break
+                await asyncio.sleep(0.1)
+            seen["conditional_tools"] = sorted(wanted & names)
+
+            async def use(name: str, arguments: dict) -> str:
+                result = await session.call_tool(
+                    "use_tool",
+                    {"tool": {"toolbox": toolbox, "server": server, "name": name}, "arguments": arguments},
+                )
+                return "\n".join(block.text for block in result.content if block.type == "text")
+
+            seen["sampled"] = await use("trigger-sampling-request", {"prompt": "hello", "maxTokens": 5})
+            seen["elicited"] = await use("trigger-elicitation-request", {})
+            seen["roots"] = await use("get-roots-list", {})
+            seen["logging_toggled"] = await use("toggle-simulated-logging", {})
+            for _ in range(100):
+                if seen["logs"]:
+                    break
+                await asyncio.sleep(0.1)
+            await use("toggle-simulated-logging", {})
+    return seen
+
+
+if __name__ == "__main__":
+    toolbox, server, separator, *command = sys.argv[1:]
+    assert separator == "--", __doc__
+    print(json.dumps(asyncio.run(main(toolbox, server, command))))
