@@ -113,13 +113,17 @@ async fn empty_input_is_a_normal_end() {
 /// server-everything asks its client for a sampled message, for input, for its roots, and sends
 /// log messages; through toolshelf, the agent (the `mcp` SDK's session, with its callbacks)
 /// answers and receives each one. The tools that need those capabilities exist only because
-/// toolshelf declared the agent's capabilities to the child.
+/// toolshelf declared the agent's capabilities to the child. The agent's answer takes longer than
+/// the child's `callTimeout`, which does not run while the agent answers.
 #[tokio::test]
 async fn the_agent_answers_a_childs_sampling_elicitation_and_roots_and_gets_its_logs() {
+    // The agent answers sampling after 1.5 s (mcp_client.py): the call must not time out.
+    let mut everything = npm_server("mcp-server-everything", &["stdio"]);
+    everything["callTimeout"] = json!(1.0);
     let (_dir, path) = write_config(&config(&[(
         "demo",
         "The MCP reference server",
-        json!({ "everything": npm_server("mcp-server-everything", &["stdio"]) }),
+        json!({ "everything": everything }),
     )]));
     let mut args: Vec<OsString> = [
         "demo",

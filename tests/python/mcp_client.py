@@ -14,6 +14,9 @@ from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
 ROOT = "file:///tmp/agent-root"
+# The agent takes longer to sample than the child's callTimeout in the test (1 s): toolshelf
+# must not time the call out while the agent answers the child.
+SAMPLING_DELAY_S = 1.5
 
 
 async def main(toolbox: str, server: str, command: list[str]) -> dict:
@@ -21,6 +24,7 @@ async def main(toolbox: str, server: str, command: list[str]) -> dict:
 
     async def sampling(context, params: types.CreateMessageRequestParams):
         seen["sampling"].append(params.messages[0].content.text)
+        await asyncio.sleep(SAMPLING_DELAY_S)
         return types.CreateMessageResult(
             role="assistant",
             content=types.TextContent(type="text", text="sampled by the agent"),
