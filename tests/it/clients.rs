@@ -159,6 +159,10 @@ async fn the_agent_answers_a_childs_sampling_elicitation_and_roots_and_gets_its_
     assert!(text("elicited").contains("Ada Lovelace"), "{seen}");
     assert!(seen["roots_asked"].as_u64() >= Some(1), "{seen}");
     assert!(text("roots").contains("file:///tmp/agent-root"), "{seen}");
+    assert!(
+        text("roots_later").contains("file:///tmp/agent-root-later"),
+        "the agent's roots change did not reach the child: {seen}"
+    );
     let logs = seen["logs"].as_array().cloned().unwrap_or_default();
     assert!(!logs.is_empty(), "no log message reached the agent: {seen}");
     for log in &logs {

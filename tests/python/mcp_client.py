@@ -14,6 +14,7 @@ from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
 ROOT = "file:///tmp/agent-root"
+LATER_ROOT = "file:///tmp/agent-root-later"
 # The agent takes longer to sample than the child's callTimeout in the test (1 s): toolshelf
 # must not time the call out while the agent answers the child.
 SAMPLING_DELAY_S = 1.5
@@ -21,6 +22,7 @@ SAMPLING_DELAY_S = 1.5
 
 async def main(toolbox: str, server: str, command: list[str]) -> dict:
     seen: dict = {"sampling": [], "elicitation": [], "roots_asked": 0, "logs": []}
+    agent_roots = [types.Root(uri=ROOT, name="agent root")]
 
     async def sampling(context, params: types.CreateMessageRequestParams):
         seen["sampling"].append(params.messages[0].content.text)
@@ -38,7 +40,7 @@ async def main(toolbox: str, server: str, command: list[str]) -> dict:
 
     async def roots(context):
         seen["roots_asked"] += 1
-        return types.ListRootsResult(roots=[types.Root(uri=ROOT, name="agent root")])
+        return types.ListRootsResult(roots=agent_roots)
 
     async def logging(params: types.LoggingMessageNotificationParams):
         seen["logs"].append({"level": params.level, "logger": params.logger})
@@ -80,6 +82,14 @@ async def main(toolbox: str, server: str, command: list[str]) -> dict:
             seen["sampled"] = await use("trigger-sampling-request", {"prompt": "hello", "maxTokens": 5})
             seen["elicited"] = await use("trigger-elicitation-request", {})
             seen["roots"] = await use("get-roots-list", {})
+            # The agent's roots change: the child hears of it, asks again, and sees the new root.
+            agent_roots.append(types.Root(uri=LATER_ROOT, name="later root"))
+            await session.send_roots_list_changed()
+            for _ in range(100):
+                seen["roots_later"] = await use("get-roots-list", {})
+                if LATER_ROOT in seen["roots_later"]:
+                    break
+                await asyncio.sleep(0.1)
             seen["logging_toggled"] = await use("toggle-simulated-logging", {})
             for _ in range(100):
                 if seen["logs"]:
