@@ -289,3 +289,44 @@ async fn the_agents_meta_reaches_the_child_without_mcps_own_keys() {
         "{seen}"
     );
 }
+
+/// The agent's `logging/setLevel` reaches the child, and a child's log message reaches the agent
+/// only at or above that level, its `logger` naming toolbox and server.
+#[tokio::test]
+async fn the_agents_log_level_reaches_the_child_and_filters_its_messages() {
+    let events = tempfile::NamedTempFile::new().expect("events file");
+    let events_path = events.path().to_str().expect("utf-8 path").to_owned();
+    let config = config(&[(
+        "dev",
+        "Fixture",
+        json!({ "fixture": fixture(&["--events", &events_path]) }),
+    )]);
+    let mut raw = crate::harness::RawClient::start_on(&config, "2025-11-25").await;
+    raw.open(1, "dev").await;
+    let (_, answer) = raw
+        .request(2, "logging/setLevel", json!({"level": "warning"}))
+        .await;
+    assert_eq!(answer["result"], json!({}), "{answer}");
+    crate::harness::wait_for_line(events.path(), "level warning").await;
+    let log = |level: &str| json!({"name": "use_tool", "arguments": {"tool": {"toolbox": "dev", "server": "fixture", "name": "log"}, "arguments": {"level": level}}});
+    let (mut seen, _) = raw.request(3, "tools/call", log("info")).await;
+    let (more, _) = raw.request(4, "tools/call", log("error")).await;
+    seen.extend(more);
+    // Notifications travel beside answers: wait for the first one.
+    let first = match seen
+        .into_iter()
+        .find(|message| message["method"] == json!("notifications/message"))
+    {
+        Some(message) => message,
+        None => loop {
+            let message = raw.next().await;
+            if message["method"] == json!("notifications/message") {
+                break message;
+            }
+        },
+    };
+    assert_eq!(
+        first["params"],
+        json!({"level": "error", "logger": "dev/fixture", "data": "hello from the fixture log at error"})
+    );
+}
