@@ -235,15 +235,7 @@ async fn both_request_paths_answer_alike() {
 /// which describe the agent's hop to toolshelf, stay behind.
 #[tokio::test]
 async fn the_agents_meta_reaches_the_child_without_mcps_own_keys() {
-    let events = tempfile::NamedTempFile::new().expect("events file");
-    let events_path = events.path().to_str().expect("utf-8 path").to_owned();
-    let config = config(&[(
-        "dev",
-        "Fixture",
-        json!({ "fixture": fixture(&["--events", &events_path]) }),
-    )]);
-    let mut raw = crate::harness::RawClient::start_on(&config, "2025-11-25").await;
-    raw.open(1, "dev").await;
+    let (events, mut raw) = recorded_fixture().await;
     let call = |name: &str, meta: &str| {
         format!(
             r#"{{"jsonrpc":"2.0","id":"{name}","method":"tools/call","params":{{"name":"use_tool","arguments":{{"tool":{{"toolbox":"dev","server":"fixture","name":"{name}"}}}},"_meta":{meta}}}}}"#
@@ -294,15 +286,7 @@ async fn the_agents_meta_reaches_the_child_without_mcps_own_keys() {
 /// only at or above that level, its `logger` naming toolbox and server.
 #[tokio::test]
 async fn the_agents_log_level_reaches_the_child_and_filters_its_messages() {
-    let events = tempfile::NamedTempFile::new().expect("events file");
-    let events_path = events.path().to_str().expect("utf-8 path").to_owned();
-    let config = config(&[(
-        "dev",
-        "Fixture",
-        json!({ "fixture": fixture(&["--events", &events_path]) }),
-    )]);
-    let mut raw = crate::harness::RawClient::start_on(&config, "2025-11-25").await;
-    raw.open(1, "dev").await;
+    let (events, mut raw) = recorded_fixture().await;
     let (_, answer) = raw
         .request(2, "logging/setLevel", json!({"level": "warning"}))
         .await;
@@ -329,4 +313,19 @@ async fn the_agents_log_level_reaches_the_child_and_filters_its_messages() {
         first["params"],
         json!({"level": "error", "logger": "dev/fixture", "data": "hello from the fixture log at error"})
     );
+}
+
+/// A raw client on 2025-11-25 with toolbox `dev` open: one fixture that records what it sees in
+/// the returned events file.
+async fn recorded_fixture() -> (tempfile::NamedTempFile, crate::harness::RawClient) {
+    let events = tempfile::NamedTempFile::new().expect("events file");
+    let events_path = events.path().to_str().expect("utf-8 path").to_owned();
+    let config = config(&[(
+        "dev",
+        "Fixture",
+        json!({ "fixture": fixture(&["--events", &events_path]) }),
+    )]);
+    let mut raw = crate::harness::RawClient::start_on(&config, "2025-11-25").await;
+    raw.open(1, "dev").await;
+    (events, raw)
 }
