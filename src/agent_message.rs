@@ -282,10 +282,7 @@ pub(crate) fn error_line(id: Option<&AgentId>, code: ErrorCode, message: &str) -
         code: ErrorCode,
         message: &'a str,
     }
-    let mut line = Vec::with_capacity(64 + message.len());
-    line.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-    line.extend_from_slice(id.map_or("null", AgentId::json).as_bytes());
-    line.extend_from_slice(br#","error":"#);
+    let mut line = envelope(id, "error", 64 + message.len());
     // A struct of a number and a string always encodes.
     let _ = serde_json::to_writer(&mut line, &Error { code, message });
     line.extend_from_slice(b"}\n");
@@ -297,10 +294,7 @@ pub(crate) fn response_line(
     id: &AgentId,
     write_result: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>,
 ) -> serde_json::Result<Vec<u8>> {
-    let mut line = Vec::with_capacity(128);
-    line.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-    line.extend_from_slice(id.json().as_bytes());
-    line.extend_from_slice(br#","result":"#);
+    let mut line = envelope(Some(id), "result", 128);
     write_result(&mut line)?;
     line.extend_from_slice(b"}\n");
     Ok(line)
@@ -311,13 +305,22 @@ pub(crate) fn error_data_line(
     id: Option<&AgentId>,
     error: &rmcp::model::ErrorData,
 ) -> serde_json::Result<Vec<u8>> {
-    let mut line = Vec::with_capacity(128);
-    line.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-    line.extend_from_slice(id.map_or("null", AgentId::json).as_bytes());
-    line.extend_from_slice(br#","error":"#);
+    let mut line = envelope(id, "error", 128);
     serde_json::to_writer(&mut line, error)?;
     line.extend_from_slice(b"}\n");
     Ok(line)
+}
+
+/// The start of an answer, up to its `member`'s value: `{"jsonrpc":"2.0","id":…,"member":`,
+/// with `"id":null` when the request's id is not known.
+fn envelope(id: Option<&AgentId>, member: &str, capacity: usize) -> Vec<u8> {
+    let mut line = Vec::with_capacity(capacity);
+    line.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    line.extend_from_slice(id.map_or("null", AgentId::json).as_bytes());
+    line.extend_from_slice(b",\"");
+    line.extend_from_slice(member.as_bytes());
+    line.extend_from_slice(b"\":");
+    line
 }
 
 #[cfg(test)]

@@ -36,8 +36,8 @@ impl ToolResultJson {
         }
         #[derive(Deserialize)]
         struct Shape<'a> {
-            #[serde(borrow, default)]
-            content: Option<Vec<Block<'a>>>,
+            #[serde(rename = "content", borrow, default)]
+            _content: Option<Vec<Block<'a>>>,
             #[serde(rename = "isError", default)]
             _is_error: Option<bool>,
             #[serde(rename = "resultType", borrow, default)]
@@ -49,21 +49,21 @@ impl ToolResultJson {
         if !raw.get().starts_with('{') {
             return Err(raw);
         }
-        let (has_result_type, non_object_output) =
-            match serde_json::from_str::<Shape<'_>>(raw.get()) {
-                Ok(shape) => {
-                    drop(shape.content);
-                    let non_object = shape
-                        .structured
-                        .is_some_and(|value| !value.get().starts_with('{'));
-                    match shape.result_type.as_deref() {
-                        None => (false, non_object),
-                        Some(COMPLETE) => (true, non_object),
-                        Some(_) => return Err(raw),
-                    }
-                }
-                Err(_) => return Err(raw),
-            };
+        let Ok(shape) = serde_json::from_str::<Shape<'_>>(raw.get()) else {
+            return Err(raw);
+        };
+        let non_object_output = shape
+            .structured
+            .is_some_and(|value| !value.get().starts_with('{'));
+        let has_result_type = match shape.result_type.as_deref() {
+            None => Some(false),
+            Some(COMPLETE) => Some(true),
+            Some(_) => None,
+        };
+        drop(shape);
+        let Some(has_result_type) = has_result_type else {
+            return Err(raw);
+        };
         Ok(Self {
             raw,
             has_result_type,
@@ -180,16 +180,18 @@ mod tests {
         }
     }
 
+    /// `text` as the agent gets it, with or without `resultType`.
+    fn encode(text: &str, with_result_type: bool) -> String {
+        let mut out = Vec::new();
+        result(text)
+            .expect("a result")
+            .encode_into(&mut out, with_result_type)
+            .expect("encode");
+        String::from_utf8(out).expect("utf-8")
+    }
+
     #[test]
     fn result_type_follows_the_agent_session() {
-        let encode = |text: &str, with: bool| {
-            let mut out = Vec::new();
-            result(text)
-                .expect("a result")
-                .encode_into(&mut out, with)
-                .expect("encode");
-            String::from_utf8(out).expect("utf-8")
-        };
         let plain = r#"{"content":[{"type":"text","text":"a \"b\" ü"}],"x":1.50}"#;
         let typed =
             r#"{"content":[{"type":"text","text":"a \"b\" ü"}],"resultType":"complete","x":1.50}"#;
@@ -205,14 +207,6 @@ mod tests {
 
     #[test]
     fn non_object_output_reaches_a_legacy_agent_as_the_first_text_block() {
-        let encode = |text: &str, with: bool| {
-            let mut out = Vec::new();
-            result(text)
-                .expect("a result")
-                .encode_into(&mut out, with)
-                .expect("encode");
-            String::from_utf8(out).expect("utf-8")
-        };
         let listed = r#"{"content":[{"type":"text","text":"Found 2"}],"structuredContent":["a","b"],"isError":false}"#;
         assert_eq!(
             encode(listed, true),

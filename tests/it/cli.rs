@@ -4,7 +4,9 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::json;
 
-use crate::harness::{config, fixture, toolshelf_bin, write_config};
+use crate::harness::{
+    EXAMPLE_CONFIG, config, example_config, fixture, toolshelf_bin, write_config,
+};
 
 fn run(args: &[&str]) -> Output {
     Command::new(toolshelf_bin())
@@ -21,14 +23,7 @@ fn schema_prints_the_config_schema_and_it_accepts_the_example() {
     assert!(output.status.success());
     let schema: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
     insta::assert_json_snapshot!("config_schema", schema);
-    let example: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/toolboxes.example.json"
-        ))
-        .expect("example config"),
-    )
-    .expect("example is JSON");
+    let example = example_config();
     let validator = jsonschema::validator_for(&schema).expect("schema compiles");
     let errors: Vec<String> = validator
         .iter_errors(&example)
@@ -45,10 +40,7 @@ fn schema_prints_the_config_schema_and_it_accepts_the_example() {
         let output = run(&["check", "--config", path.to_str().expect("utf-8")]);
         assert_eq!(output.status.code(), Some(2), "{refused}");
     }
-    let path = std::path::Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/toolboxes.example.json"
-    ));
+    let path = std::path::Path::new(EXAMPLE_CONFIG);
     let loaded = toolshelf::config::load(path).expect("the example config is valid");
     assert_eq!(loaded.toolboxes.len(), 3);
     // The filesystem server serves the config's own folder, wherever the client starts toolshelf.

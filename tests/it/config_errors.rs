@@ -152,31 +152,29 @@ fn broken_configs_are_refused_with_every_problem() {
 #[test]
 fn a_missing_config_file_says_where_it_looked_and_what_to_do() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let output = Command::new(toolshelf_bin())
-        .arg("serve")
-        .current_dir(dir.path())
-        .env_remove("TOOLSHELF_CONFIG")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run toolshelf");
-    assert_eq!(output.status.code(), Some(2));
-    let folder = dir.path().canonicalize().expect("folder");
-    let stderr = String::from_utf8_lossy(&output.stderr)
-        .replace(&folder.display().to_string(), "<folder>")
-        .replace(&dir.path().display().to_string(), "<folder>");
+    // `serve ARGS` in `dir` without TOOLSHELF_CONFIG: its exit code and stderr, the folder
+    // written as `<folder>`.
+    let serve = |args: &[&str]| {
+        let output = Command::new(toolshelf_bin())
+            .arg("serve")
+            .args(args)
+            .current_dir(dir.path())
+            .env_remove("TOOLSHELF_CONFIG")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run toolshelf");
+        let folder = dir.path().canonicalize().expect("folder");
+        let stderr = String::from_utf8_lossy(&output.stderr)
+            .replace(&folder.display().to_string(), "<folder>")
+            .replace(&dir.path().display().to_string(), "<folder>");
+        (output.status.code(), stderr)
+    };
+    let (code, stderr) = serve(&[]);
+    assert_eq!(code, Some(2));
     insta::assert_snapshot!("missing_config", stderr);
     // Given with --config: that is what is said, and --config is not suggested again.
-    let output = Command::new(toolshelf_bin())
-        .args(["serve", "--config", "nowhere.json"])
-        .current_dir(dir.path())
-        .env_remove("TOOLSHELF_CONFIG")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run toolshelf");
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr)
-        .replace(&folder.display().to_string(), "<folder>")
-        .replace(&dir.path().display().to_string(), "<folder>");
+    let (code, stderr) = serve(&["--config", "nowhere.json"]);
+    assert_eq!(code, Some(2));
     insta::assert_snapshot!("missing_config_given", stderr);
 }
 

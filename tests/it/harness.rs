@@ -304,6 +304,15 @@ fn install_once(
     dir
 }
 
+/// The path of `toolboxes.example.json`, the README's config.
+pub const EXAMPLE_CONFIG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/toolboxes.example.json");
+
+/// `toolboxes.example.json` as JSON.
+pub fn example_config() -> Value {
+    let text = std::fs::read_to_string(EXAMPLE_CONFIG).expect("read the example config");
+    serde_json::from_str(&text).expect("the example config is JSON")
+}
+
 /// A server entry that runs an installed npm server binary with `args`.
 pub fn npm_server(bin: &str, args: &[&str]) -> Value {
     let path = interop_dir().join("node_modules/.bin").join(bin);

@@ -24,14 +24,7 @@ fn grouped(number: usize) -> String {
 
 #[tokio::test]
 async fn the_readme_quotes_the_size_of_toolshelfs_tools_list_for_the_example() {
-    let example: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/toolboxes.example.json"
-        ))
-        .expect("example config"),
-    )
-    .expect("JSON");
+    let example = crate::harness::example_config();
     // tools/list starts no server: the example's npm servers are never run here.
     let mut client = RawClient::start(&example).await;
     let (_, listed) = client.request(1, "tools/list", json!({})).await;
