@@ -8,16 +8,17 @@
 //! It behaves as rmcp's path does: a call cancelled by `notifications/cancelled` gets no
 //! response, and calls in flight when the input ends may still answer for a while (`drain`).
 
-use std::{borrow::Cow, time::Duration};
+use std::{borrow::Cow, future::Future, time::Duration};
 
 use rmcp::model::ProtocolVersion;
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use tokio_util::task::TaskTracker;
+use tokio_util::{sync::CancellationToken, task::TaskTracker};
 
 use crate::{
     agent_message::{self, AgentId},
-    agent_requests::{AgentRequests, InUse},
+    agent_requests::{AgentRequests, DirectTicket, InUse},
+    agent_tasks::AgentTasks,
     call_meta::CallMeta,
     json_lines::LineWriter,
     meta_tools::{USE_TOOL, UseToolInput},
@@ -33,6 +34,9 @@ struct UseToolParams<'a> {
     name: Cow<'a, str>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
+    /// The agent's request to run the call as a task (2025-11-25).
+    #[serde(borrow, default)]
+    task: Option<&'a RawValue>,
     /// A request whose `_meta` has MCP's own keys (an inline protocol version, client info)
     /// takes rmcp's path, which checks them (`CallMeta::from_raw`).
     #[serde(rename = "_meta", borrow, default)]
@@ -45,8 +49,18 @@ pub(crate) struct AgentCalls {
     out: LineWriter,
     requests: AgentRequests,
     tasks: TaskTracker,
-    /// The session is on protocol 2026-07-28 or later: results carry `resultType`.
-    with_result_type: bool,
+    protocol: Protocol,
+}
+
+/// What of the session's protocol version this path needs to know.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Protocol {
+    /// Before 2025-11-25: no tasks.
+    Early,
+    /// 2025-11-25: tasks are requested in `params.task` and managed with `tasks/…` requests.
+    Tasks,
+    /// 2026-07-28 or later: results carry `resultType`; tasks are an extension rmcp serves.
+    ResultType,
 }
 
 impl AgentCalls {
@@ -56,13 +70,25 @@ impl AgentCalls {
             out,
             requests,
             tasks: TaskTracker::new(),
-            with_result_type: false,
+            protocol: Protocol::Early,
         }
     }
 
     /// The protocol version the session agreed on in `initialize`.
     pub(crate) fn set_protocol(&mut self, version: &ProtocolVersion) {
-        self.with_result_type = version.as_str() >= ProtocolVersion::V_2026_07_28.as_str();
+        let version = version.as_str();
+        self.protocol = if version >= ProtocolVersion::V_2026_07_28.as_str() {
+            Protocol::ResultType
+        } else if version >= ProtocolVersion::V_2025_11_25.as_str() {
+            Protocol::Tasks
+        } else {
+            Protocol::Early
+        };
+    }
+
+    /// The session is on 2025-11-25: its initialize and tools/list answers declare tasks.
+    pub(crate) fn declares_tasks(&self) -> bool {
+        self.protocol == Protocol::Tasks
     }
 
     /// Starts request `id` if `params` make it a `use_tool` call this path serves; `None` leaves
@@ -84,19 +110,69 @@ impl AgentCalls {
             Some(arguments) => UseToolInput::from_raw(arguments),
             None => UseToolInput::from_object(Default::default()),
         };
+        let task = params
+            .task
+            .filter(|_| self.protocol == Protocol::Tasks)
+            .map(RawValue::to_owned);
         let shelf = self.shelf.clone();
+        let with_result_type = self.protocol == Protocol::ResultType;
+        self.spawn_answer(id, ticket, move |id, cancel| async move {
+            let answer = shelf.use_tool(input, &cancel, meta, task.as_deref()).await;
+            agent_message::response_line(&id, |out| answer.encode_into(out, with_result_type))
+        });
+        Some(Ok(()))
+    }
+
+    /// Starts request `id`, a `tasks/…` request of an agent on 2025-11-25, if it is one;
+    /// `None` leaves it to rmcp.
+    pub(crate) fn try_start_task_request(
+        &self,
+        id: &AgentId,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Option<Result<(), InUse>> {
+        if self.protocol != Protocol::Tasks || !AgentTasks::serves(method) {
+            return None;
+        }
+        let ticket = match self.requests.begin_direct(id) {
+            Ok(ticket) => ticket,
+            Err(in_use) => return Some(Err(in_use)),
+        };
+        let shelf = self.shelf.clone();
+        let method = method.to_owned();
+        let params = params.map(RawValue::to_owned);
+        self.spawn_answer(id, ticket, move |id, cancel| async move {
+            match shelf
+                .task_request(&method, params.as_deref(), &cancel)
+                .await
+            {
+                Ok(result) => agent_message::response_line(&id, |out| {
+                    out.extend_from_slice(result.get().as_bytes());
+                    Ok(())
+                }),
+                Err(error) => agent_message::error_data_line(Some(&id), &error),
+            }
+        });
+        Some(Ok(()))
+    }
+
+    /// Runs `work` for request `id` in a task of its own and writes the line it answers with,
+    /// unless the agent cancelled the request meanwhile.
+    fn spawn_answer<F, Fut>(&self, id: &AgentId, ticket: DirectTicket, work: F)
+    where
+        F: FnOnce(AgentId, CancellationToken) -> Fut,
+        Fut: Future<Output = serde_json::Result<Vec<u8>>> + Send + 'static,
+    {
         let out = self.out.clone();
         let requests = self.requests.clone();
-        let with_result_type = self.with_result_type;
         let id = id.clone();
-        let task = async move {
-            let answer = shelf.use_tool(input, &ticket.cancel, meta).await;
+        let line = work(id.clone(), ticket.cancel.clone());
+        self.tasks.spawn(async move {
+            let line = line.await;
             if !requests.finish_direct(&id, &ticket) {
-                tracing::debug!(%id, "dropping the response to a cancelled call");
+                tracing::debug!(%id, "dropping the response to a cancelled request");
                 return;
             }
-            let line =
-                agent_message::response_line(&id, |out| answer.encode_into(out, with_result_type));
             match line {
                 Ok(line) => {
                     if let Err(error) = out.send(line).await {
@@ -105,9 +181,7 @@ impl AgentCalls {
                 }
                 Err(error) => tracing::error!(%id, %error, "the response could not be encoded"),
             }
-        };
-        self.tasks.spawn(task);
-        Some(Ok(()))
+        });
     }
 
     /// Waits up to `limit` for the calls in flight to answer; no call starts afterwards.

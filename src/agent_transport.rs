@@ -30,6 +30,7 @@ use crate::{
     agent_calls::AgentCalls,
     agent_message::{self, AgentId, Incoming},
     agent_requests::{AgentRequests, Cancelled},
+    agent_tasks,
     json_lines::{self, Line, LineReader, LineWriter},
 };
 
@@ -206,6 +207,13 @@ impl Router {
                 None => {}
             }
         }
+        if self.initialized {
+            match self.calls.try_start_task_request(id, method, params) {
+                Some(Ok(())) => return Routed::Done,
+                Some(Err(_)) => return Routed::Reply(in_use(id)),
+                None => {}
+            }
+        }
         let Ok(internal) = self.requests.begin_rmcp(id) else {
             return Routed::Reply(in_use(id));
         };
@@ -374,8 +382,14 @@ impl Router {
         let line = match item {
             ServerJsonRpcMessage::Response(response) => {
                 let id = self.agent_id(&response.id)?;
-                agent_message::response_line(&id, |out| {
-                    serde_json::to_writer(out, &response.result)
+                let declared = self
+                    .calls
+                    .declares_tasks()
+                    .then(|| agent_tasks::declared(&response.result))
+                    .flatten();
+                agent_message::response_line(&id, |out| match declared {
+                    Some(declared) => serde_json::to_writer(out, &declared),
+                    None => serde_json::to_writer(out, &response.result),
                 })
             }
             ServerJsonRpcMessage::Error(error) => {

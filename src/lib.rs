@@ -19,6 +19,7 @@ mod agent_calls;
 mod agent_link;
 mod agent_message;
 mod agent_requests;
+mod agent_tasks;
 mod agent_transport;
 mod call_meta;
 mod catalog;

@@ -18,13 +18,14 @@ use rmcp::{
     },
     service::{NotificationContext, RequestContext, ServerInitializeError},
 };
-use serde_json::Value;
+use serde_json::{Value, value::RawValue};
 use tokio_util::sync::CancellationToken;
 
 use crate::{
     agent_calls::AgentCalls,
     agent_link::AgentLink,
     agent_requests::AgentRequests,
+    agent_tasks::{AgentTasks, TaskRequest},
     agent_transport::AgentTransport,
     call_meta::CallMeta,
     children::ProgressTarget,
@@ -48,6 +49,8 @@ struct Inner {
     out: LineWriter,
     /// The agent's session as the children see it.
     agent: Arc<AgentLink>,
+    /// The tasks the agent started through `use_tool`.
+    tasks: AgentTasks,
 }
 
 /// Why `serve` stopped with an error.
@@ -76,27 +79,52 @@ impl Toolshelf {
                 info,
                 out,
                 agent,
+                tasks: AgentTasks::default(),
             }),
         }
     }
 
     /// Runs `use_tool`; progress goes to the agent under the call's progress token, if it gave
-    /// one, and the rest of its `_meta` that is the agent's own goes to the child.
+    /// one, and the rest of its `_meta` that is the agent's own goes to the child. `task` is the
+    /// agent's `params.task` (2025-11-25): the call runs as a task if the child runs it as one.
     pub(crate) async fn use_tool(
         &self,
         input: UseToolInput,
         cancel: &CancellationToken,
         meta: CallMeta,
+        task: Option<&RawValue>,
     ) -> UseToolAnswer {
         let inner = &self.inner;
         let progress = meta.progress.map(|token| ProgressTarget {
             out: inner.out.clone(),
             token,
         });
+        let task = task.map(|params| TaskRequest {
+            params,
+            tasks: &inner.tasks,
+        });
         inner
             .meta
-            .use_tool(&inner.toolboxes, input, cancel, progress, &meta.forwarded)
+            .use_tool(
+                &inner.toolboxes,
+                input,
+                cancel,
+                progress,
+                &meta.forwarded,
+                task,
+            )
             .await
+    }
+
+    /// Answers the agent's `tasks/get`, `tasks/result`, `tasks/cancel` or `tasks/list`
+    /// (2025-11-25) for a task started through `use_tool`.
+    pub(crate) async fn task_request(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+        cancel: &CancellationToken,
+    ) -> Result<Box<RawValue>, McpError> {
+        self.inner.tasks.serve(method, params, cancel).await
     }
 
     /// Stops every child; no child is started afterwards.
@@ -169,7 +197,9 @@ impl ServerHandler for Toolshelf {
             USE_TOOL => {
                 let meta = CallMeta::from_object(&context.meta);
                 let input = UseToolInput::from_object(request.arguments.unwrap_or_default());
-                self.use_tool(input, &context.ct, meta).await.into_result()
+                self.use_tool(input, &context.ct, meta, None)
+                    .await
+                    .into_result()
             }
             other => {
                 return Err(McpError::invalid_params(

@@ -18,6 +18,8 @@ use rmcp::{
     model::{LoggingLevel, SetLevelRequestParams},
     service::RunningService,
 };
+use serde::Serialize;
+use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
 use super::{
@@ -25,7 +27,7 @@ use super::{
     child_transport::{CHILD_MESSAGE_LIMIT, ChildTransport},
     client::ChildClient,
     process::{Process, SpawnError},
-    tool_calls::{self, Answer, ProgressTarget, ToolCalls},
+    tool_calls::{self, Answer, CallTicket, ProgressTarget, ToolCalls},
     tool_list,
     tool_result::ToolResultJson,
 };
@@ -33,6 +35,9 @@ use crate::{
     call_meta::ForwardedMeta, catalog::ServerCatalog, config::ServerSpec, error::DownstreamKind,
     json_lines::LineWriter,
 };
+
+/// The wait of a request without a limit: longer than any session lasts.
+const UNBOUNDED: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
 
 /// How long to wait for a dead child's exit status and last stderr lines before reporting.
 const DEATH_REPORT_WAIT: Duration = Duration::from_millis(500);
@@ -120,6 +125,19 @@ pub(crate) struct CallGuard<'a> {
 }
 
 impl Drop for CallGuard<'_> {
+    fn drop(&mut self) {
+        self.child.touch();
+        self.child.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Counts a task the child runs for the agent as a call in flight, so that the child is not
+/// stopped for idleness under it; dropping it releases the child.
+pub(crate) struct TaskHold {
+    child: Arc<Child>,
+}
+
+impl Drop for TaskHold {
     fn drop(&mut self) {
         self.child.touch();
         self.child.in_flight.fetch_sub(1, Ordering::SeqCst);
@@ -245,6 +263,14 @@ impl Child {
         CallGuard { child: self }
     }
 
+    /// Holds the child while a task of the agent may still run on it.
+    pub(crate) fn hold(self: &Arc<Self>) -> TaskHold {
+        self.in_flight.fetch_add(1, Ordering::SeqCst);
+        TaskHold {
+            child: self.clone(),
+        }
+    }
+
     pub(crate) fn in_flight(&self) -> usize {
         self.in_flight.load(Ordering::SeqCst)
     }
@@ -263,36 +289,70 @@ impl Child {
     /// Forwards `tools/call` and returns the child's result as it came. `cancel` is the agent's
     /// cancellation of its own request: the child is told at once. Progress the child sends for
     /// this call goes to `progress`, if the agent asked for it, and restarts the call's timer.
+    /// `task` is the agent's request to run the call as a task (protocol 2025-11-25), passed on
+    /// as written; the child then answers with its task instead of the result.
     pub(crate) async fn call(
         &self,
         name: &str,
-        arguments: Option<&serde_json::value::RawValue>,
+        arguments: Option<&RawValue>,
         cancel: &CancellationToken,
         progress: Option<ProgressTarget>,
         meta: &ForwardedMeta,
+        task: Option<&RawValue>,
     ) -> Result<ToolResultJson, CallError> {
-        let began = Instant::now();
-        let Some(mut ticket) = self.calls.register(progress) else {
+        let Some(ticket) = self.calls.register(progress) else {
             return Err(self.explain_death().await);
         };
-        let request = tool_calls::request_line(ticket.id, name, arguments, meta)
+        let request = tool_calls::request_line(ticket.id, name, arguments, meta, task)
             .map_err(|error| CallError::Unencodable(error.to_string()))?;
+        let raw = self
+            .round_trip(ticket, request, Some(self.spec.call_timeout), cancel)
+            .await?;
+        ToolResultJson::check(raw).map_err(|raw| CallError::NotAToolResult(excerpt(raw.get())))
+    }
+
+    /// Sends request `method` with `params` past rmcp and returns the child's result as it came.
+    /// `limit` bounds the wait (restarted by progress, paused while the agent answers the
+    /// child); `None` waits until the child answers, stops, or the agent cancels.
+    pub(crate) async fn request(
+        &self,
+        method: &'static str,
+        params: impl Serialize,
+        limit: Option<Duration>,
+        cancel: &CancellationToken,
+    ) -> Result<Box<RawValue>, CallError> {
+        let Some(ticket) = self.calls.register(None) else {
+            return Err(self.explain_death().await);
+        };
+        let request = tool_calls::direct_request_line(ticket.id, method, params)
+            .map_err(|error| CallError::Unencodable(error.to_string()))?;
+        self.round_trip(ticket, request, limit, cancel).await
+    }
+
+    /// Writes `request` (registered as `ticket`) and waits for its answer.
+    async fn round_trip(
+        &self,
+        mut ticket: CallTicket,
+        request: Vec<u8>,
+        limit: Option<Duration>,
+        cancel: &CancellationToken,
+    ) -> Result<Box<RawValue>, CallError> {
+        let began = Instant::now();
         if self.input.send(request).await.is_err() {
             return Err(self.explain_death().await);
         }
-        let limit = self.spec.call_timeout;
-        let timer = tokio::time::sleep(limit);
+        // No limit: a timer that never fires before the child, the agent or the end does.
+        let timer = tokio::time::sleep(limit.unwrap_or(UNBOUNDED));
         tokio::pin!(timer);
         loop {
             tokio::select! {
                 answer = &mut ticket.answer => return match answer {
-                    Ok(Answer::Result(raw)) => ToolResultJson::check(raw).map_err(|raw| {
-                        CallError::NotAToolResult(excerpt(raw.get()))
-                    }),
+                    Ok(Answer::Result(raw)) => Ok(raw),
                     Ok(Answer::Error { code, message }) => Err(CallError::Protocol { code, message }),
                     Err(_) => Err(self.explain_death().await),
                 },
-                () = &mut timer => {
+                () = &mut timer, if limit.is_some() => {
+                    let limit = limit.unwrap_or(UNBOUNDED);
                     // Progress restarts the timer: wait until `limit` after the last of it.
                     match self.calls.last_activity(ticket.id).map(|at| at + limit) {
                         Some(until) if until > Instant::now() => timer.as_mut().reset(until.into()),

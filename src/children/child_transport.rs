@@ -233,7 +233,8 @@ mod tests {
             token: rmcp::model::ProgressToken(NumberOrString::Number(1)),
         };
         let mut ticket = calls.register(Some(target)).expect("open");
-        let line = request_line(ticket.id, "echo", None, &Default::default()).expect("encode");
+        let line =
+            request_line(ticket.id, "echo", None, &Default::default(), None).expect("encode");
         let request: serde_json::Value = serde_json::from_slice(&line).expect("JSON");
         assert_eq!(
             request["params"]["_meta"]["progressToken"],

@@ -241,12 +241,13 @@ struct Notification<P> {
 }
 
 /// The request line of call `id`; its progress token is its id, the rest of its `_meta` what the
-/// agent's call passes on.
+/// agent's call passes on; `task`, when the agent asked for a task.
 pub(crate) fn request_line(
     id: i64,
     name: &str,
     arguments: Option<&RawValue>,
     meta: &ForwardedMeta,
+    task: Option<&RawValue>,
 ) -> std::io::Result<Vec<u8>> {
     #[derive(Serialize)]
     struct Params<'a> {
@@ -254,6 +255,8 @@ pub(crate) fn request_line(
         arguments: Arguments<'a>,
         #[serde(rename = "_meta")]
         meta: ChildMeta<'a>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        task: Option<&'a RawValue>,
     }
     direct_request_line(
         id,
@@ -265,6 +268,7 @@ pub(crate) fn request_line(
                 progress_token: id,
                 forwarded: meta,
             },
+            task,
         },
     )
 }

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::{
+    agent_tasks::TaskRequest,
     call_meta::ForwardedMeta,
     children::{ProgressTarget, ToolResultJson},
     config::{Config, ToolFilter},
@@ -99,8 +100,18 @@ impl MetaTools {
         cancel: &CancellationToken,
         progress: Option<ProgressTarget>,
         meta: &ForwardedMeta,
+        task: Option<TaskRequest<'_>>,
     ) -> UseToolAnswer {
-        match use_tool::use_tool(&self.use_check, toolboxes, input, cancel, progress, meta).await {
+        let answer = use_tool::use_tool(
+            &self.use_check,
+            toolboxes,
+            input,
+            cancel,
+            progress,
+            meta,
+            task,
+        );
+        match answer.await {
             Ok(result) => UseToolAnswer::Forwarded(result),
             Err(error) => UseToolAnswer::Failed(error.into_result()),
         }

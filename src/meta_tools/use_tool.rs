@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::message_size;
 use crate::{
+    agent_tasks::TaskRequest,
     call_meta::ForwardedMeta,
     children::{ProgressTarget, ToolResultJson},
     error::{Context, DownstreamKind, ToolError},
@@ -128,6 +129,7 @@ pub(crate) async fn use_tool(
     cancel: &CancellationToken,
     progress: Option<ProgressTarget>,
     meta: &ForwardedMeta,
+    task: Option<TaskRequest<'_>>,
 ) -> Result<ToolResultJson, ToolError> {
     let checked = input
         .checked
@@ -185,11 +187,22 @@ pub(crate) async fn use_tool(
         }
         tracing::debug!(toolbox = %toolbox, server = %server, tool = %canonical, called_as = %name, "forwarding call");
         return match child
-            .call(&canonical, arguments, cancel, progress, meta)
+            .call(
+                &canonical,
+                arguments,
+                cancel,
+                progress,
+                meta,
+                task.map(|task| task.params),
+            )
             .await
         {
             Ok(result) => {
                 slot.answered();
+                let result = match task {
+                    Some(task) => task.tasks.created(&toolbox, &server, &child, result),
+                    None => result,
+                };
                 message_size::check(result)
                     .map_err(|error| downstream(DownstreamKind::ResultTooLarge, error))
             }

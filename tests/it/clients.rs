@@ -110,20 +110,13 @@ async fn empty_input_is_a_normal_end() {
     assert_eq!(status.code(), Some(0));
 }
 
-/// server-everything asks its client for a sampled message, for input, for its roots, and sends
-/// log messages; through toolshelf, the agent (the `mcp` SDK's session, with its callbacks)
-/// answers and receives each one. The tools that need those capabilities exist only because
-/// toolshelf declared the agent's capabilities to the child. The agent's answer takes longer than
-/// the child's `callTimeout`, which does not run while the agent answers.
-#[tokio::test]
-async fn the_agent_answers_a_childs_sampling_elicitation_and_roots_and_gets_its_logs() {
-    // The agent answers sampling after 1.5 s (mcp_client.py): the call must not time out.
-    let mut everything = npm_server("mcp-server-everything", &["stdio"]);
-    everything["callTimeout"] = json!(1.0);
-    let (_dir, path) = write_config(&config(&[(
+/// Toolbox `demo` with server-everything as `everything` (`spec`), and the arguments that run
+/// a client of tests/python against toolshelf on it.
+fn demo_everything(spec: Value) -> (tempfile::TempDir, Vec<OsString>) {
+    let (dir, path) = write_config(&config(&[(
         "demo",
         "The MCP reference server",
-        json!({ "everything": everything }),
+        json!({ "everything": spec }),
     )]));
     let mut args: Vec<OsString> = [
         "demo",
@@ -137,6 +130,20 @@ async fn the_agent_answers_a_childs_sampling_elicitation_and_roots_and_gets_its_
     .map(OsString::from)
     .collect();
     args.push(path.into_os_string());
+    (dir, args)
+}
+
+/// server-everything asks its client for a sampled message, for input, for its roots, and sends
+/// log messages; through toolshelf, the agent (the `mcp` SDK's session, with its callbacks)
+/// answers and receives each one. The tools that need those capabilities exist only because
+/// toolshelf declared the agent's capabilities to the child. The agent's answer takes longer than
+/// the child's `callTimeout`, which does not run while the agent answers.
+#[tokio::test]
+async fn the_agent_answers_a_childs_sampling_elicitation_and_roots_and_gets_its_logs() {
+    // The agent answers sampling after 1.5 s (mcp_client.py): the call must not time out.
+    let mut everything = npm_server("mcp-server-everything", &["stdio"]);
+    everything["callTimeout"] = json!(1.0);
+    let (_dir, args) = demo_everything(everything);
     let seen = python_client("mcp_client.py", args).await;
     assert_eq!(seen["protocol"], json!("2025-11-25"), "{seen}");
     assert_eq!(seen["logging_capability"], json!(true));
@@ -169,4 +176,56 @@ async fn the_agent_answers_a_childs_sampling_elicitation_and_roots_and_gets_its_
         let logger = log["logger"].as_str().unwrap_or_default();
         assert!(logger.starts_with("demo/everything"), "{log}");
     }
+}
+
+/// server-everything's `simulate-research-query` requires tasks. The `mcp` SDK (2025-11-25) runs
+/// it through use_tool as a task: toolshelf declares tasks, forwards the task-augmented call,
+/// and answers the SDK's tasks/get, tasks/list, tasks/result and tasks/cancel from the child
+/// under a handle of its own. An ambiguous query makes the child ask the agent for a
+/// clarification while the agent waits in tasks/result; the report carries the answer.
+#[tokio::test]
+async fn a_task_runs_to_completion_through_use_tool() {
+    let (_dir, args) = demo_everything(npm_server("mcp-server-everything", &["stdio"]));
+    let seen = python_client("mcp_tasks.py", args).await;
+    assert_eq!(seen["protocol"], json!("2025-11-25"), "{seen}");
+    assert_eq!(
+        seen["tasks_capability"],
+        json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}})
+    );
+    assert_eq!(
+        seen["use_tool_execution"],
+        json!({"taskSupport": "optional"})
+    );
+    assert_eq!(seen["execution"], json!({"taskSupport": "required"}));
+    // Called without a task, the tool's own refusal comes back as the child wrote it.
+    assert_eq!(seen["without_task"]["is_error"], json!(true));
+    let refusal = seen["without_task"]["text"].as_str().unwrap_or_default();
+    assert!(refusal.contains("requires task augmentation"), "{seen}");
+
+    let handle = seen["task_id"].as_str().unwrap_or_default();
+    assert!(
+        handle.starts_with("ts-"),
+        "the child's task id reached the agent: {seen}"
+    );
+    assert_eq!(seen["status_task_id"], json!(handle));
+    assert_eq!(seen["listed"], json!([handle]));
+    assert_eq!(seen["related_task"], json!(handle));
+    assert_eq!(seen["final_status"], json!("completed"));
+    let report = seen["report"].as_str().unwrap_or_default();
+    assert!(report.starts_with("# Research Report: tides"), "{seen}");
+
+    assert_eq!(
+        seen["elicitation"].as_array().map(Vec::len),
+        Some(1),
+        "{seen}"
+    );
+    let clarified = seen["clarified_report"].as_str().unwrap_or_default();
+    assert!(
+        clarified.starts_with("# Research Report: python (programming)"),
+        "{seen}"
+    );
+    assert_eq!(seen["cancelled_status"], json!("cancelled"));
+    assert_eq!(seen["unknown"]["code"], json!(-32602));
+    let unknown = seen["unknown"]["message"].as_str().unwrap_or_default();
+    assert!(unknown.starts_with("Unknown task 'ts-999'"), "{seen}");
 }

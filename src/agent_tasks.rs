@@ -1,0 +1,488 @@
+//! Tasks (protocol 2025-11-25) through toolshelf, for one agent session. A `use_tool` call made
+//! with `task` reaches the child as a task-augmented `tools/call`. The child's task id never
+//! reaches the agent: it gets a handle of toolshelf's own (`ts-N`), which exists only in this
+//! session's table, so no other agent can name it; `tasks/get`, `tasks/result`, `tasks/cancel`
+//! and `tasks/list` go to the child that runs the task, under the child's id, and come back with
+//! the handle in its place.
+//!
+//! Transport-independent: an adapter hands over the method, its raw params and the agent's
+//! cancellation, and writes back the raw result or the error.
+
+use std::{
+    borrow::Cow,
+    collections::HashMap,
+    sync::{Arc, Mutex, MutexGuard},
+    time::{Duration, Instant},
+};
+
+use indexmap::IndexMap;
+use rmcp::model::{ErrorCode, ErrorData};
+use serde_json::{Value, value::RawValue};
+use tokio_util::sync::CancellationToken;
+
+use crate::children::{CallError, Child, TaskHold, ToolResultJson};
+
+/// What toolshelf declares under `capabilities.tasks` to an agent on 2025-11-25: tasks for
+/// `tools/call` (a child that runs tools as tasks can be reached), listing and cancelling.
+/// Nothing for the client side: children are not offered task-augmented requests to the agent.
+pub(crate) const CAPABILITY: &str = r#"{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}"#;
+
+/// `use_tool`'s own `execution`: the agent may call it as a task; whether the call then runs as
+/// one is the child's answer.
+pub(crate) const USE_TOOL_EXECUTION: &str = r#"{"taskSupport":"optional"}"#;
+
+/// The `_meta` key that ties a message to a task.
+const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+
+/// The most pages of a child's `tasks/list` read for one answer.
+const MAX_LIST_PAGES: usize = 100;
+
+/// A `use_tool` call the agent asked to run as a task: its `params.task`, and the session's
+/// table the handle goes into.
+#[derive(Clone, Copy)]
+pub(crate) struct TaskRequest<'a> {
+    pub params: &'a RawValue,
+    pub tasks: &'a AgentTasks,
+}
+
+/// The tasks the agent of one session started, by handle.
+#[derive(Default)]
+pub(crate) struct AgentTasks {
+    routes: Mutex<Routes>,
+}
+
+#[derive(Default)]
+struct Routes {
+    next: u64,
+    by_handle: HashMap<String, Route>,
+}
+
+/// Where a handle leads.
+#[derive(Clone)]
+struct Route {
+    toolbox: String,
+    server: String,
+    child: Arc<Child>,
+    child_task: String,
+    /// Keeps the child from idling out while the task may still run; dropped once it ended.
+    hold: Option<Arc<TaskHold>>,
+    /// The child may forget the task after its ttl; so does toolshelf.
+    expires: Option<Instant>,
+}
+
+/// The task-management requests an agent sends.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Method {
+    Get,
+    Result,
+    Cancel,
+    List,
+}
+
+impl Method {
+    fn parse(method: &str) -> Option<Self> {
+        Some(match method {
+            "tasks/get" => Self::Get,
+            "tasks/result" => Self::Result,
+            "tasks/cancel" => Self::Cancel,
+            "tasks/list" => Self::List,
+            _ => return None,
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Get => "tasks/get",
+            Self::Result => "tasks/result",
+            Self::Cancel => "tasks/cancel",
+            Self::List => "tasks/list",
+        }
+    }
+}
+
+impl AgentTasks {
+    fn routes(&self) -> MutexGuard<'_, Routes> {
+        self.routes
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    /// True for the methods `serve` answers.
+    pub(crate) fn serves(method: &str) -> bool {
+        Method::parse(method).is_some()
+    }
+
+    /// A child answered a task-augmented call of `toolbox`/`server`: a created task gets a
+    /// handle in place of the child's id; any other answer (the child ran the call at once) is
+    /// returned as it came.
+    pub(crate) fn created(
+        &self,
+        toolbox: &str,
+        server: &str,
+        child: &Arc<Child>,
+        result: ToolResultJson,
+    ) -> ToolResultJson {
+        let Some(task) = created_task(result.json()) else {
+            return result;
+        };
+        let mut routes = self.routes();
+        routes.prune();
+        routes.next += 1;
+        let handle = format!("ts-{}", routes.next);
+        let Some(raw) = with_task_ids(result.json(), |id| (id == task.id).then(|| handle.clone()))
+        else {
+            return result;
+        };
+        let Ok(rewritten) = ToolResultJson::check(raw) else {
+            return result;
+        };
+        routes.by_handle.insert(
+            handle,
+            Route {
+                toolbox: toolbox.to_owned(),
+                server: server.to_owned(),
+                child: child.clone(),
+                child_task: task.id,
+                hold: (!task.ended).then(|| Arc::new(child.hold())),
+                expires: task.ttl.map(|ttl| Instant::now() + ttl),
+            },
+        );
+        rewritten
+    }
+
+    /// Answers `tasks/get`, `tasks/result`, `tasks/cancel` or `tasks/list` of the agent.
+    pub(crate) async fn serve(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+        cancel: &CancellationToken,
+    ) -> Result<Box<RawValue>, ErrorData> {
+        let Some(method) = Method::parse(method) else {
+            return Err(ErrorData::method_not_found::<
+                rmcp::model::CallToolRequestMethod,
+            >());
+        };
+        if method == Method::List {
+            return self.list(cancel).await;
+        }
+        let (handle, mut forwarded) = task_params(method, params)?;
+        let route = self.route(&handle)?;
+        forwarded.insert("taskId".into(), json_string(&route.child_task));
+        // tasks/result waits for the task to end, however long it runs; the rest are bounded.
+        let limit = (method != Method::Result).then_some(route.child.spec.call_timeout);
+        let answer = route
+            .child
+            .request(method.name(), &forwarded, limit, cancel)
+            .await
+            .map_err(|error| failed(method, &handle, &route, error))?;
+        let ended = method == Method::Result || task_ended(answer.get());
+        if ended && let Some(route) = self.routes().by_handle.get_mut(&handle) {
+            route.hold = None;
+        }
+        with_task_ids(answer.get(), |id| {
+            (id == route.child_task).then(|| handle.clone())
+        })
+        .ok_or_else(|| unreadable(method, &route))
+    }
+
+    /// The route of `handle`, if it leads to a child that still runs.
+    fn route(&self, handle: &str) -> Result<Route, ErrorData> {
+        let mut routes = self.routes();
+        routes.prune();
+        let Some(route) = routes.by_handle.get(handle).cloned() else {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "Unknown task '{handle}': this session has no task with that id. Task ids come from a use_tool call made with `task` and last until their ttl passes or their server stops; call use_tool again to start a new task."
+                ),
+                None,
+            ));
+        };
+        if route.child.is_gone() {
+            routes.by_handle.remove(handle);
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "Task '{handle}' is lost: server '{}' of toolbox '{}' stopped since it started the task ({}). Call use_tool again to start a new task.",
+                    route.server,
+                    route.toolbox,
+                    route.child.describe_end()
+                ),
+                None,
+            ));
+        }
+        Ok(route)
+    }
+
+    /// `tasks/list`: this session's tasks only, from each child that runs some, with handles.
+    async fn list(&self, cancel: &CancellationToken) -> Result<Box<RawValue>, ErrorData> {
+        let routes: Vec<(String, Route)> = {
+            let mut routes = self.routes();
+            routes.prune();
+            let mut all: Vec<_> = routes
+                .by_handle
+                .iter()
+                .map(|(handle, route)| (handle.clone(), route.clone()))
+                .collect();
+            all.sort_by_key(|(handle, _)| handle[3..].parse::<u64>().unwrap_or(u64::MAX));
+            all
+        };
+        let mut children: Vec<&Route> = Vec::new();
+        for (_, route) in &routes {
+            if !route.child.is_gone()
+                && !children.iter().any(|c| Arc::ptr_eq(&c.child, &route.child))
+            {
+                children.push(route);
+            }
+        }
+        let mut listed: HashMap<String, Value> = HashMap::new();
+        for owner in children {
+            for task in list_child(owner, cancel).await? {
+                if let Some(id) = task.get("taskId").and_then(Value::as_str) {
+                    listed.insert(
+                        format!("{:p}/{id}", Arc::as_ptr(&owner.child)),
+                        task.clone(),
+                    );
+                }
+            }
+        }
+        let tasks: Vec<Value> = routes
+            .iter()
+            .filter_map(|(handle, route)| {
+                let key = format!("{:p}/{}", Arc::as_ptr(&route.child), route.child_task);
+                let mut task = listed.remove(&key)?;
+                task["taskId"] = Value::String(handle.clone());
+                Some(task)
+            })
+            .collect();
+        serde_json::value::to_raw_value(&serde_json::json!({ "tasks": tasks }))
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))
+    }
+}
+
+impl Routes {
+    /// Forgets tasks past their ttl.
+    fn prune(&mut self) {
+        let now = Instant::now();
+        self.by_handle
+            .retain(|_, route| route.expires.is_none_or(|at| at > now));
+    }
+}
+
+/// Every task of the child behind `route`, page by page.
+async fn list_child(route: &Route, cancel: &CancellationToken) -> Result<Vec<Value>, ErrorData> {
+    let mut tasks = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..MAX_LIST_PAGES {
+        let params = match &cursor {
+            Some(cursor) => serde_json::json!({ "cursor": cursor }),
+            None => serde_json::json!({}),
+        };
+        let page = route
+            .child
+            .request(
+                "tasks/list",
+                &params,
+                Some(route.child.spec.call_timeout),
+                cancel,
+            )
+            .await
+            .map_err(|error| failed(Method::List, "", route, error))?;
+        let page: Value =
+            serde_json::from_str(page.get()).map_err(|_| unreadable(Method::List, route))?;
+        if let Some(listed) = page.get("tasks").and_then(Value::as_array) {
+            tasks.extend(listed.iter().cloned());
+        }
+        match page.get("nextCursor").and_then(Value::as_str) {
+            Some(next) if !next.is_empty() => cursor = Some(next.to_owned()),
+            _ => break,
+        }
+    }
+    Ok(tasks)
+}
+
+/// The task in a child's answer to a task-augmented call.
+struct CreatedTask {
+    id: String,
+    ended: bool,
+    ttl: Option<Duration>,
+}
+
+fn created_task(json: &str) -> Option<CreatedTask> {
+    // Only the task is decoded: the rest may be anything a tool result holds.
+    let answer: IndexMap<Cow<'_, str>, &RawValue> = serde_json::from_str(json).ok()?;
+    let task: serde_json::Map<String, Value> =
+        serde_json::from_str(answer.get("task")?.get()).ok()?;
+    let id = task.get("taskId")?.as_str()?.to_owned();
+    Some(CreatedTask {
+        id,
+        ended: task
+            .get("status")
+            .and_then(Value::as_str)
+            .is_some_and(terminal),
+        ttl: task
+            .get("ttl")
+            .and_then(Value::as_u64)
+            .map(Duration::from_millis),
+    })
+}
+
+/// A task status after which nothing changes.
+fn terminal(status: &str) -> bool {
+    matches!(status, "completed" | "failed" | "cancelled")
+}
+
+/// True when a `tasks/get` or `tasks/cancel` answer shows the task ended.
+fn task_ended(json: &str) -> bool {
+    serde_json::from_str::<IndexMap<Cow<'_, str>, &RawValue>>(json)
+        .ok()
+        .and_then(|answer| string(answer.get("status")?))
+        .is_some_and(|status| terminal(&status))
+}
+
+/// `json` with each task id `rename` knows replaced: the answer's own `taskId`, its `task`'s,
+/// and the related task in its `_meta`. Everything else stays as written (a task's result may
+/// be large: only these members are decoded). `None` if `json` is not an object.
+fn with_task_ids(json: &str, rename: impl Fn(&str) -> Option<String>) -> Option<Box<RawValue>> {
+    let mut members: IndexMap<String, Box<RawValue>> = serde_json::from_str(json).ok()?;
+    if let Some(id) = members.get("taskId").and_then(|raw| string(raw))
+        && let Some(handle) = rename(&id)
+    {
+        members.insert("taskId".into(), json_string(&handle));
+    }
+    for (member, path) in [
+        ("task", &["taskId"][..]),
+        ("_meta", &[RELATED_TASK, "taskId"][..]),
+    ] {
+        let Some(raw) = members.get(member) else {
+            continue;
+        };
+        // A member that does not read holds no task id toolshelf could know.
+        let Ok(mut value) = serde_json::from_str::<Value>(raw.get()) else {
+            continue;
+        };
+        let Some(slot) = path
+            .iter()
+            .try_fold(&mut value, |value, key| value.get_mut(*key))
+        else {
+            continue;
+        };
+        if let Some(handle) = slot.as_str().and_then(&rename) {
+            *slot = Value::String(handle);
+            members.insert(member.into(), serde_json::value::to_raw_value(&value).ok()?);
+        }
+    }
+    serde_json::value::to_raw_value(&members).ok()
+}
+
+/// The handle and the rest of the params of `tasks/get|result|cancel`.
+fn task_params(
+    method: Method,
+    params: Option<&RawValue>,
+) -> Result<(String, IndexMap<String, Box<RawValue>>), ErrorData> {
+    let refuse = || {
+        ErrorData::invalid_params(
+            format!(
+                "{} needs params {{\"taskId\": \"…\"}} with the task id use_tool answered with",
+                method.name()
+            ),
+            None,
+        )
+    };
+    let mut members: IndexMap<String, Box<RawValue>> = params
+        .and_then(|raw| serde_json::from_str(raw.get()).ok())
+        .ok_or_else(refuse)?;
+    let handle = members
+        .shift_remove("taskId")
+        .and_then(|raw| string(&raw))
+        .ok_or_else(refuse)?;
+    Ok((handle, members))
+}
+
+fn string(raw: &RawValue) -> Option<String> {
+    serde_json::from_str(raw.get()).ok()
+}
+
+fn json_string(text: &str) -> Box<RawValue> {
+    serde_json::value::to_raw_value(text).expect("a string encodes")
+}
+
+/// The child's failure as the agent's error: the child's own JSON-RPC error as it came, or
+/// toolshelf's account of what went wrong on the way.
+fn failed(method: Method, handle: &str, route: &Route, error: CallError) -> ErrorData {
+    match error {
+        CallError::Protocol { code, message } => ErrorData::new(ErrorCode(code), message, None),
+        other => ErrorData::internal_error(
+            format!(
+                "{} for task '{handle}' of server '{}' (toolbox '{}') failed: {other}",
+                method.name(),
+                route.server,
+                route.toolbox
+            ),
+            None,
+        ),
+    }
+}
+
+fn unreadable(method: Method, route: &Route) -> ErrorData {
+    ErrorData::internal_error(
+        format!(
+            "server '{}' (toolbox '{}') answered {} with something that is not a JSON object; the server does not follow the MCP schema",
+            route.server,
+            route.toolbox,
+            method.name()
+        ),
+        None,
+    )
+}
+
+/// An initialize or tools/list answer for an agent on 2025-11-25, with what rmcp's types cannot
+/// carry: the `tasks` capability and `use_tool`'s `execution`. `None` for other answers.
+pub(crate) fn declared(result: &rmcp::model::ServerResult) -> Option<Value> {
+    use rmcp::model::ServerResult;
+    let (mut value, path, member, declared) = match result {
+        ServerResult::InitializeResult(result) => (
+            serde_json::to_value(result).ok()?,
+            "/capabilities",
+            "tasks",
+            CAPABILITY,
+        ),
+        ServerResult::ListToolsResult(result) => {
+            let mut value = serde_json::to_value(result).ok()?;
+            let tools = value.get_mut("tools")?.as_array_mut()?;
+            let use_tool = tools
+                .iter_mut()
+                .find(|tool| tool["name"] == crate::meta_tools::USE_TOOL)?;
+            use_tool["execution"] = serde_json::from_str(USE_TOOL_EXECUTION).ok()?;
+            return Some(value);
+        }
+        _ => return None,
+    };
+    value
+        .pointer_mut(path)?
+        .as_object_mut()?
+        .insert(member.into(), serde_json::from_str(declared).ok()?);
+    Some(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn task_ids_are_replaced_where_the_protocol_puts_them_and_nowhere_else() {
+        let json = r#"{"task":{"taskId":"c1","status":"working","ttl":60000},"content":[{"type":"text","text":"c1"}],"structuredContent":{"n":1e400},"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"c1"}}}"#;
+        let rename = |id: &str| (id == "c1").then(|| "ts-1".to_owned());
+        let raw = with_task_ids(json, rename).expect("object");
+        assert_eq!(
+            raw.get(),
+            r#"{"task":{"taskId":"ts-1","status":"working","ttl":60000},"content":[{"type":"text","text":"c1"}],"structuredContent":{"n":1e400},"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"ts-1"}}}"#,
+        );
+        let got = with_task_ids(r#"{"taskId":"c1","status":"completed"}"#, rename).expect("object");
+        assert_eq!(got.get(), r#"{"taskId":"ts-1","status":"completed"}"#);
+        assert!(task_ended(got.get()));
+        assert!(with_task_ids("[]", rename).is_none());
+        let task = created_task(json).expect("a task");
+        assert_eq!(task.id, "c1");
+        assert!(!task.ended);
+        assert_eq!(task.ttl, Some(Duration::from_secs(60)));
+    }
+}

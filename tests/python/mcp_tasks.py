@@ -1,0 +1,121 @@
+"""A real MCP client for toolshelf's tests: the Python `mcp` SDK's ClientSession on protocol
+2025-11-25, running server-everything's `simulate-research-query` (a tool that requires tasks)
+through toolshelf's use_tool with the SDK's own task types: create, get, list, result, cancel,
+and an ambiguous query whose clarification the child asks for while the agent waits in
+tasks/result.
+
+Usage: mcp_tasks.py TOOLBOX SERVER -- COMMAND [ARGS...]
+Prints one JSON object with what the client saw; exits non-zero on any unexpected failure.
+"""
+
+import asyncio
+import json
+import sys
+
+from mcp import ClientSession, MCPError, StdioServerParameters, types
+from mcp.client.stdio import stdio_client
+
+TOOL = "simulate-research-query"
+
+
+async def main(toolbox: str, server: str, command: list[str]) -> dict:
+    seen: dict = {"elicitation": []}
+
+    async def elicitation(context, params: types.ElicitRequestParams):
+        seen["elicitation"].append(params.message)
+        return types.ElicitResult(action="accept", content={"interpretation": "programming"})
+
+    parameters = StdioServerParameters(command=command[0], args=command[1:])
+    async with stdio_client(parameters) as (read, write):
+        async with ClientSession(read, write, elicitation_callback=elicitation) as session:
+            initialized = await session.initialize()
+            seen["protocol"] = initialized.protocol_version
+            tasks = initialized.capabilities.tasks
+            seen["tasks_capability"] = tasks.model_dump(by_alias=True, exclude_none=True) if tasks else None
+            listed = await session.list_tools()
+            use_tool = next(tool for tool in listed.tools if tool.name == "use_tool")
+            seen["use_tool_execution"] = (
+                use_tool.execution.model_dump(by_alias=True, exclude_none=True) if use_tool.execution else None
+            )
+
+            opened = await session.call_tool("open_toolbox", {"toolbox": toolbox})
+            for listed_server in opened.structured_content["servers"]:
+                for tool in listed_server.get("tools", []):
+                    if tool["name"] == TOOL:
+                        seen["execution"] = tool.get("execution")
+
+            def use_tool_params(arguments: dict, task: types.TaskMetadata | None):
+                return types.CallToolRequestParams(
+                    name="use_tool",
+                    arguments={"tool": {"toolbox": toolbox, "server": server, "name": TOOL}, "arguments": arguments},
+                    task=task,
+                )
+
+            # Without a task: the child's own answer.
+            plain = await session.call_tool(
+                "use_tool",
+                {"tool": {"toolbox": toolbox, "server": server, "name": TOOL}, "arguments": {"topic": "x"}},
+            )
+            seen["without_task"] = {
+                "is_error": plain.is_error,
+                "text": "\n".join(block.text for block in plain.content if block.type == "text"),
+            }
+
+            async def start(arguments: dict) -> str:
+                # The SDK's send_request checks a tools/call answer against CallToolResult only,
+                # so a task-augmented call goes through its dispatcher and the answer is checked
+                # against the SDK's CreateTaskResult here.
+                params = use_tool_params(arguments, types.TaskMetadata(ttl=60000))
+                raw = await session._dispatcher.send_raw_request(
+                    "tools/call", params.model_dump(by_alias=True, mode="json", exclude_none=True), {}
+                )
+                return types.CreateTaskResult.model_validate(raw, by_name=False).task.task_id
+
+            async def get(task_id: str) -> types.GetTaskResult:
+                return await session.send_request(
+                    types.GetTaskRequest(params=types.GetTaskRequestParams(task_id=task_id)), types.GetTaskResult
+                )
+
+            async def result(task_id: str) -> types.CallToolResult:
+                return await session.send_request(
+                    types.GetTaskPayloadRequest(params=types.GetTaskPayloadRequestParams(task_id=task_id)),
+                    types.CallToolResult,
+                )
+
+            task_id = await start({"topic": "tides"})
+            seen["task_id"] = task_id
+            status = await get(task_id)
+            seen["first_status"] = status.status
+            seen["status_task_id"] = status.task_id
+            listing = await session.send_request(types.ListTasksRequest(), types.ListTasksResult)
+            seen["listed"] = [task.task_id for task in listing.tasks]
+            done = await result(task_id)
+            seen["report"] = "\n".join(block.text for block in done.content if block.type == "text")
+            related = (done.meta or {}).get("io.modelcontextprotocol/related-task") or {}
+            seen["related_task"] = related.get("taskId")
+            seen["final_status"] = (await get(task_id)).status
+
+            # The child asks for a clarification while the agent waits for the result.
+            ambiguous = await start({"topic": "python", "ambiguous": True})
+            clarified = await result(ambiguous)
+            seen["clarified_report"] = "\n".join(block.text for block in clarified.content if block.type == "text")
+
+            cancelled = await start({"topic": "to be cancelled"})
+            await session.send_request(
+                types.CancelTaskRequest(params=types.CancelTaskRequestParams(task_id=cancelled)),
+                types.CancelTaskResult,
+            )
+            seen["cancelled_status"] = (await get(cancelled)).status
+
+            try:
+                await get("ts-999")
+                seen["unknown"] = None
+            except MCPError as error:
+                seen["unknown"] = {"code": error.error.code, "message": error.error.message}
+    return seen
+
+
+if __name__ == "__main__":
+    toolbox, server, separator, *command = sys.argv[1:]
+    assert separator == "--", __doc__
+    print(json.dumps(asyncio.run(main(toolbox, server, command))))
