@@ -18,7 +18,7 @@ use tokio_util::{sync::CancellationToken, task::TaskTracker};
 use crate::{
     agent_message::{self, AgentId},
     agent_requests::{AgentRequests, DirectTicket, InUse},
-    agent_tasks::AgentTasks,
+    agent_tasks::{AgentTasks, TaskAsk},
     call_meta::CallMeta,
     json_lines::LineWriter,
     meta_tools::{USE_TOOL, UseToolInput},
@@ -117,7 +117,8 @@ impl AgentCalls {
         let shelf = self.shelf.clone();
         let with_result_type = self.protocol == Protocol::ResultType;
         self.spawn_answer(id, ticket, move |id, cancel| async move {
-            let answer = shelf.use_tool(input, &cancel, meta, task.as_deref()).await;
+            let task = task.as_deref().map(TaskAsk::Given);
+            let answer = shelf.use_tool(input, &cancel, meta, task).await;
             agent_message::response_line(&id, |out| answer.encode_into(out, with_result_type))
         });
         Some(Ok(()))

@@ -16,7 +16,9 @@ use std::{
 };
 
 use indexmap::IndexMap;
-use rmcp::model::{ErrorCode, ErrorData};
+use rmcp::model::{
+    CreateTaskResult, DetailedTask, ErrorCode, ErrorData, Task, TaskPayload, TaskStatus,
+};
 use serde_json::{Value, value::RawValue};
 use tokio_util::sync::CancellationToken;
 
@@ -37,12 +39,40 @@ const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 /// The most pages of a child's `tasks/list` read for one answer.
 const MAX_LIST_PAGES: usize = 100;
 
-/// A `use_tool` call the agent asked to run as a task: its `params.task`, and the session's
-/// table the handle goes into.
+/// A `use_tool` call that may run as a task, and the session's table its handle goes into.
 #[derive(Clone, Copy)]
 pub(crate) struct TaskRequest<'a> {
-    pub params: &'a RawValue,
+    pub ask: TaskAsk<'a>,
     pub tasks: &'a AgentTasks,
+}
+
+/// When a call runs as a task.
+#[derive(Clone, Copy)]
+pub(crate) enum TaskAsk<'a> {
+    /// The agent asked in `params.task` (2025-11-25), passed on as written.
+    Given(&'a RawValue),
+    /// The agent declared the tasks extension (2026-07-28), where the server decides: toolshelf
+    /// asks the child for a task when the tool requires one.
+    IfRequired,
+}
+
+/// `params.task` of a call toolshelf itself runs as a task: the child's default ttl.
+const CHILD_TASK: &str = "{}";
+
+impl<'a> TaskAsk<'a> {
+    /// The `task` the child's call carries, if any, for a tool that `requires` tasks or not.
+    pub(crate) fn for_child(self, requires: bool) -> Option<&'a RawValue> {
+        match self {
+            TaskAsk::Given(params) => Some(params),
+            TaskAsk::IfRequired if requires => Some(child_task()),
+            TaskAsk::IfRequired => None,
+        }
+    }
+}
+
+fn child_task() -> &'static RawValue {
+    static TASK: std::sync::OnceLock<Box<RawValue>> = std::sync::OnceLock::new();
+    TASK.get_or_init(|| RawValue::from_string(CHILD_TASK.to_owned()).expect("JSON"))
 }
 
 /// The tasks the agent of one session started, by handle.
@@ -185,6 +215,60 @@ impl AgentTasks {
         .ok_or_else(|| unreadable(method, &route))
     }
 
+    /// `tasks/get` of the tasks extension (2026-07-28): the child's task (2025-11-25) with its
+    /// result or error once it ended. A child's `input_required` shows as `working`: its
+    /// questions reach an agent only through a session (2025-era relays), which a 2026-07-28
+    /// agent does not have, so the child was offered neither elicitation nor sampling.
+    pub(crate) async fn detailed(
+        &self,
+        handle: &str,
+        cancel: &CancellationToken,
+    ) -> Result<DetailedTask, ErrorData> {
+        let params = handle_params(handle);
+        let got = self.serve("tasks/get", Some(&params), cancel).await?;
+        let got: Value = serde_json::from_str(got.get())
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+        let task = modern_task(&got).ok_or_else(|| {
+            ErrorData::internal_error(
+                format!(
+                    "the server's answer to tasks/get for task '{handle}' is not a task: {got}"
+                ),
+                None,
+            )
+        })?;
+        let payload = match task.status {
+            TaskStatus::Completed | TaskStatus::Failed => {
+                match self.serve("tasks/result", Some(&params), cancel).await {
+                    Ok(result) => TaskPayload::Completed {
+                        result: serde_json::from_str(result.get())
+                            .map_err(|error| ErrorData::internal_error(error.to_string(), None))?,
+                    },
+                    Err(error) => TaskPayload::Failed {
+                        error: match serde_json::to_value(&error) {
+                            Ok(Value::Object(error)) => error,
+                            _ => serde_json::Map::new(),
+                        },
+                    },
+                }
+            }
+            TaskStatus::Cancelled => TaskPayload::Cancelled,
+            _ => TaskPayload::Working,
+        };
+        Ok(DetailedTask::new(task, payload))
+    }
+
+    /// `tasks/cancel` of the tasks extension: the child's answer matters only as an error.
+    pub(crate) async fn cancel(
+        &self,
+        handle: &str,
+        cancel: &CancellationToken,
+    ) -> Result<(), ErrorData> {
+        let params = handle_params(handle);
+        self.serve("tasks/cancel", Some(&params), cancel)
+            .await
+            .map(drop)
+    }
+
     /// The route of `handle`, if it leads to a child that still runs.
     fn route(&self, handle: &str) -> Result<Route, ErrorData> {
         let mut routes = self.routes();
@@ -297,6 +381,38 @@ async fn list_child(route: &Route, cancel: &CancellationToken) -> Result<Vec<Val
         }
     }
     Ok(tasks)
+}
+
+/// `{"taskId": handle}`.
+fn handle_params(handle: &str) -> Box<RawValue> {
+    serde_json::value::to_raw_value(&serde_json::json!({ "taskId": handle }))
+        .expect("a string encodes")
+}
+
+/// A child's task (2025-11-25: `ttl`, `pollInterval`) as the tasks extension has it.
+fn modern_task(task: &Value) -> Option<Task> {
+    let status: TaskStatus = serde_json::from_value(task.get("status")?.clone()).ok()?;
+    let text = |key: &str| task.get(key).and_then(Value::as_str).map(str::to_owned);
+    let mut modern = Task::new(
+        text("taskId")?,
+        status,
+        text("createdAt").unwrap_or_default(),
+        text("lastUpdatedAt")
+            .or_else(|| text("createdAt"))
+            .unwrap_or_default(),
+    );
+    modern.status_message = text("statusMessage");
+    modern.ttl_ms = task.get("ttl").and_then(Value::as_u64);
+    modern.poll_interval_ms = task.get("pollInterval").and_then(Value::as_u64);
+    Some(modern)
+}
+
+/// A created task (the child's answer, with toolshelf's handle) as the tasks extension's
+/// `CreateTaskResult`; `None` when the child ran the call at once.
+pub(crate) fn as_created(result: &ToolResultJson) -> Option<CreateTaskResult> {
+    let answer: IndexMap<Cow<'_, str>, &RawValue> = serde_json::from_str(result.json()).ok()?;
+    let task: Value = serde_json::from_str(answer.get("task")?.get()).ok()?;
+    Some(CreateTaskResult::new(modern_task(&task)?))
 }
 
 /// The task in a child's answer to a task-augmented call.

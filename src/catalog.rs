@@ -145,6 +145,25 @@ impl ServerCatalog {
         found.map(|tool| tool.tool.name.clone())
     }
 
+    /// True when the tool called `canonical` declares `execution.taskSupport: "required"`.
+    pub(crate) fn requires_task(&self, canonical: &str) -> bool {
+        #[derive(serde::Deserialize)]
+        struct Execution<'a> {
+            #[serde(rename = "taskSupport", borrow)]
+            task_support: Option<std::borrow::Cow<'a, str>>,
+        }
+        let tools = self.tools();
+        let Some(execution) = tools
+            .iter()
+            .find(|tool| tool.name() == canonical)
+            .and_then(|tool| tool.execution.as_deref())
+        else {
+            return false;
+        };
+        serde_json::from_str::<Execution<'_>>(execution.get())
+            .is_ok_and(|execution| execution.task_support.as_deref() == Some("required"))
+    }
+
     /// Every name a tool can be called by: canonical names, then aliases.
     pub(crate) fn names(&self) -> Vec<String> {
         let tools = self.tools();

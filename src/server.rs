@@ -12,9 +12,9 @@ use futures::future::join_all;
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler, ServiceExt,
     model::{
-        CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams,
-        InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
-        ServerConfig, SetLevelRequestParams,
+        CallToolRequestParams, CallToolResponse, CancelTaskParams, GetTaskParams, GetTaskResult,
+        Implementation, InitializeRequestParams, InitializeResult, ListToolsResult,
+        PaginatedRequestParams, ServerCapabilities, ServerConfig, SetLevelRequestParams,
     },
     service::{NotificationContext, RequestContext, ServerInitializeError},
 };
@@ -25,7 +25,7 @@ use crate::{
     agent_calls::AgentCalls,
     agent_link::AgentLink,
     agent_requests::AgentRequests,
-    agent_tasks::{AgentTasks, TaskRequest},
+    agent_tasks::{self, AgentTasks, TaskAsk, TaskRequest},
     agent_transport::AgentTransport,
     call_meta::CallMeta,
     children::ProgressTarget,
@@ -64,9 +64,11 @@ impl Toolshelf {
     pub(crate) fn new(config: &Config, out: LineWriter) -> Self {
         let meta = MetaTools::new(config);
         // Logging: children's log messages are passed on, and the agent's level reaches them.
+        // Tasks (the 2026-07-28 extension): a child's task reaches the agent as one.
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_logging()
+            .enable_tasks()
             .build();
         let info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("toolshelf", env!("CARGO_PKG_VERSION")))
@@ -92,15 +94,15 @@ impl Toolshelf {
         input: UseToolInput,
         cancel: &CancellationToken,
         meta: CallMeta,
-        task: Option<&RawValue>,
+        task: Option<TaskAsk<'_>>,
     ) -> UseToolAnswer {
         let inner = &self.inner;
         let progress = meta.progress.map(|token| ProgressTarget {
             out: inner.out.clone(),
             token,
         });
-        let task = task.map(|params| TaskRequest {
-            params,
+        let task = task.map(|ask| TaskRequest {
+            ask,
             tasks: &inner.tasks,
         });
         inner
@@ -173,6 +175,27 @@ impl ServerHandler for Toolshelf {
         join_all(running.iter().map(|child| child.roots_changed())).await;
     }
 
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        let task = self
+            .inner
+            .tasks
+            .detailed(&request.task_id, &context.ct)
+            .await?;
+        Ok(GetTaskResult::new(task))
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.inner.tasks.cancel(&request.task_id, &context.ct).await
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -197,9 +220,20 @@ impl ServerHandler for Toolshelf {
             USE_TOOL => {
                 let meta = CallMeta::from_object(&context.meta);
                 let input = UseToolInput::from_object(request.arguments.unwrap_or_default());
-                self.use_tool(input, &context.ct, meta, None)
-                    .await
-                    .into_result()
+                // 2026-07-28: an agent that declared the tasks extension gets a task for a
+                // tool that requires one.
+                let tasks = context
+                    .client_capabilities()
+                    .is_some_and(|capabilities| capabilities.supports_tasks());
+                let ask = tasks.then_some(TaskAsk::IfRequired);
+                let answer = self.use_tool(input, &context.ct, meta, ask).await;
+                if let UseToolAnswer::Forwarded(result) = &answer
+                    && tasks
+                    && let Some(created) = agent_tasks::as_created(result)
+                {
+                    return Ok(CallToolResponse::Task(created));
+                }
+                answer.into_result()
             }
             other => {
                 return Err(McpError::invalid_params(

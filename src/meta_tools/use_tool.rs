@@ -193,7 +193,7 @@ pub(crate) async fn use_tool(
                 cancel,
                 progress,
                 meta,
-                task.map(|task| task.params),
+                task.and_then(|task| task.ask.for_child(slot.catalog.requires_task(&canonical))),
             )
             .await
         {

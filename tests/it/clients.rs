@@ -3,7 +3,10 @@
 //! `mcp` SDK 2.3 (2025-11-25), which answers a child's sampling, elicitation and roots requests
 //! and takes its log messages.
 
-use std::{ffi::OsString, path::Path};
+use std::{
+    ffi::OsString,
+    path::{Path, PathBuf},
+};
 
 use serde_json::{Value, json};
 
@@ -14,11 +17,25 @@ use crate::harness::{
 /// Runs tests/python/fastmcp_client.py `scenario` in `mode` against `toolshelf serve`; returns
 /// what the client printed and toolshelf's exit status.
 async fn fastmcp(scenario: &str, mode: &str) -> (Value, String) {
-    let (dir, path) = write_config(&config(&[(
-        "dev",
-        "Development",
-        json!({ "fixture": fixture(&[]) }),
-    )]));
+    let (seen, status_file, _dir) = run_fastmcp(scenario, mode).await;
+    let status = crate::harness::eventually("toolshelf exited", || async {
+        std::fs::read_to_string(&status_file).ok()
+    })
+    .await;
+    (seen, status.trim().to_owned())
+}
+
+/// Runs the fastmcp client; returns what it printed, the file toolshelf's exit status will be
+/// written to, and the folder that holds it and the config.
+async fn run_fastmcp(scenario: &str, mode: &str) -> (Value, PathBuf, tempfile::TempDir) {
+    let (dir, path) = write_config(&config(&[
+        ("dev", "Development", json!({ "fixture": fixture(&[]) })),
+        (
+            "demo",
+            "The MCP reference server",
+            json!({ "everything": npm_server("mcp-server-everything", &["stdio"]) }),
+        ),
+    ]));
     let status_file = dir.path().join("status");
     let mut args: Vec<OsString> = [scenario, mode, "--", "sh", "-c"]
         .iter()
@@ -31,11 +48,7 @@ async fn fastmcp(scenario: &str, mode: &str) -> (Value, String) {
         status_file.clone().into_os_string(),
     ]);
     let seen = python_client("fastmcp_client.py", args).await;
-    let status = crate::harness::eventually("toolshelf exited", || async {
-        std::fs::read_to_string(&status_file).ok()
-    })
-    .await;
-    (seen, status.trim().to_owned())
+    (seen, status_file, dir)
 }
 
 /// Runs the client tests/python/`script` with `args` in the test venv; returns the JSON it
@@ -176,6 +189,27 @@ async fn the_agent_answers_a_childs_sampling_elicitation_and_roots_and_gets_its_
         let logger = log["logger"].as_str().unwrap_or_default();
         assert!(logger.starts_with("demo/everything"), "{log}");
     }
+}
+
+/// fastmcp on 2026-07-28 with its tasks extension runs server-everything's
+/// `simulate-research-query` (which requires tasks) through use_tool: toolshelf answers with a
+/// task of the extension, its handle in place of the child's id, and serves fastmcp's
+/// tasks/get (the result inline once done) and tasks/cancel from the child's 2025-11-25 tasks.
+#[tokio::test]
+async fn fastmcp_runs_a_task_through_use_tool_on_2026_07_28() {
+    // Not its exit status: server-everything stays up for a while after its task was cancelled,
+    // and fastmcp does not wait for toolshelf to stop it (the process guard does the rest).
+    let (seen, _, _dir) = run_fastmcp("task", "auto").await;
+    assert_eq!(seen["protocol"], json!("2026-07-28"), "{seen}");
+    let report = seen["report"][0].as_str().unwrap_or_default();
+    assert!(report.starts_with("# Research Report: tides"), "{seen}");
+    let handle = seen["task_id"].as_str().unwrap_or_default();
+    assert!(
+        handle.starts_with("ts-"),
+        "the child's task id reached the agent: {seen}"
+    );
+    assert_eq!(seen["status"], json!("working"), "{seen}");
+    assert_eq!(seen["cancelled"], json!("cancelled"), "{seen}");
 }
 
 /// server-everything's `simulate-research-query` requires tasks. The `mcp` SDK (2025-11-25) runs
