@@ -188,9 +188,13 @@ impl AgentTasks {
         cancel: &CancellationToken,
     ) -> Result<Box<RawValue>, ErrorData> {
         let Some(method) = Method::parse(method) else {
-            return Err(ErrorData::method_not_found::<
-                rmcp::model::CallToolRequestMethod,
-            >());
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!(
+                    "Unknown method '{method}': toolshelf serves tasks/get, tasks/result, tasks/cancel and tasks/list"
+                ),
+                None,
+            ));
         };
         if method == Method::List {
             return self.list(cancel).await;
