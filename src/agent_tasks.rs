@@ -90,6 +90,8 @@ struct Routes {
 /// Where a handle leads.
 #[derive(Clone)]
 struct Route {
+    /// The handle's number: `tasks/list` answers in the order the tasks started.
+    serial: u64,
     toolbox: String,
     server: String,
     child: Arc<Child>,
@@ -158,7 +160,8 @@ impl AgentTasks {
         let mut routes = self.routes();
         routes.prune();
         routes.next += 1;
-        let handle = format!("ts-{}", routes.next);
+        let serial = routes.next;
+        let handle = format!("ts-{serial}");
         let Some(raw) = with_task_ids(result.json(), |id| (id == task.id).then(|| handle.clone()))
         else {
             return result;
@@ -169,6 +172,7 @@ impl AgentTasks {
         routes.by_handle.insert(
             handle,
             Route {
+                serial,
                 toolbox: toolbox.to_owned(),
                 server: server.to_owned(),
                 child: child.clone(),
@@ -199,22 +203,34 @@ impl AgentTasks {
         if method == Method::List {
             return self.list(cancel).await;
         }
-        let (handle, mut forwarded) = task_params(method, params)?;
-        let route = self.route(&handle)?;
-        forwarded.insert("taskId".into(), json_string(&route.child_task));
+        let (handle, rest) = task_params(method, params)?;
+        self.forward(method, &handle, rest, cancel).await
+    }
+
+    /// Sends `method` for task `handle`, with the agent's other params `rest`, to the child
+    /// that runs it; its answer with the handle in place of the child's task id.
+    async fn forward(
+        &self,
+        method: Method,
+        handle: &str,
+        mut rest: IndexMap<String, Box<RawValue>>,
+        cancel: &CancellationToken,
+    ) -> Result<Box<RawValue>, ErrorData> {
+        let route = self.route(handle)?;
+        rest.insert("taskId".into(), json_string(&route.child_task));
         // tasks/result waits for the task to end, however long it runs; the rest are bounded.
         let limit = (method != Method::Result).then_some(route.child.spec.call_timeout);
         let answer = route
             .child
-            .request(method.name(), &forwarded, limit, cancel)
+            .request(method.name(), &rest, limit, cancel)
             .await
-            .map_err(|error| failed(method, &handle, &route, error))?;
+            .map_err(|error| failed(method, Some(handle), &route, error))?;
         let ended = method == Method::Result || task_ended(answer.get());
-        if ended && let Some(route) = self.routes().by_handle.get_mut(&handle) {
+        if ended && let Some(route) = self.routes().by_handle.get_mut(handle) {
             route.hold = None;
         }
         with_task_ids(answer.get(), |id| {
-            (id == route.child_task).then(|| handle.clone())
+            (id == route.child_task).then(|| handle.to_owned())
         })
         .ok_or_else(|| unreadable(method, &route))
     }
@@ -228,24 +244,22 @@ impl AgentTasks {
         handle: &str,
         cancel: &CancellationToken,
     ) -> Result<DetailedTask, ErrorData> {
-        let params = handle_params(handle);
-        let got = self.serve("tasks/get", Some(&params), cancel).await?;
-        let got: Value = serde_json::from_str(got.get())
-            .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
-        let task = modern_task(&got).ok_or_else(|| {
-            ErrorData::internal_error(
-                format!(
-                    "the server's answer to tasks/get for task '{handle}' is not a task: {got}"
-                ),
-                None,
-            )
-        })?;
+        let got = self
+            .forward(Method::Get, handle, IndexMap::new(), cancel)
+            .await?;
+        let task = serde_json::from_str(got.get())
+            .ok()
+            .and_then(|got: Value| modern_task(&got))
+            .ok_or_else(|| not_a_task(Method::Get, handle))?;
         let payload = match task.status {
             TaskStatus::Completed | TaskStatus::Failed => {
-                match self.serve("tasks/result", Some(&params), cancel).await {
+                match self
+                    .forward(Method::Result, handle, IndexMap::new(), cancel)
+                    .await
+                {
                     Ok(result) => TaskPayload::Completed {
                         result: serde_json::from_str(result.get())
-                            .map_err(|error| ErrorData::internal_error(error.to_string(), None))?,
+                            .map_err(|_| not_a_task(Method::Result, handle))?,
                     },
                     Err(error) => TaskPayload::Failed {
                         error: match serde_json::to_value(&error) {
@@ -267,8 +281,7 @@ impl AgentTasks {
         handle: &str,
         cancel: &CancellationToken,
     ) -> Result<(), ErrorData> {
-        let params = handle_params(handle);
-        self.serve("tasks/cancel", Some(&params), cancel)
+        self.forward(Method::Cancel, handle, IndexMap::new(), cancel)
             .await
             .map(drop)
     }
@@ -310,33 +323,33 @@ impl AgentTasks {
                 .iter()
                 .map(|(handle, route)| (handle.clone(), route.clone()))
                 .collect();
-            all.sort_by_key(|(handle, _)| handle[3..].parse::<u64>().unwrap_or(u64::MAX));
+            all.sort_by_key(|(_, route)| route.serial);
             all
         };
-        let mut children: Vec<&Route> = Vec::new();
+        // Each child that runs some of them is asked once; its tasks by the child's id.
+        let mut listings: Vec<(&Arc<Child>, HashMap<String, Value>)> = Vec::new();
         for (_, route) in &routes {
-            if !route.child.is_gone()
-                && !children.iter().any(|c| Arc::ptr_eq(&c.child, &route.child))
+            if route.child.is_gone()
+                || listings
+                    .iter()
+                    .any(|(child, _)| Arc::ptr_eq(child, &route.child))
             {
-                children.push(route);
+                continue;
             }
-        }
-        let mut listed: HashMap<String, Value> = HashMap::new();
-        for owner in children {
-            for task in list_child(owner, cancel).await? {
-                if let Some(id) = task.get("taskId").and_then(Value::as_str) {
-                    listed.insert(
-                        format!("{:p}/{id}", Arc::as_ptr(&owner.child)),
-                        task.clone(),
-                    );
-                }
-            }
+            let by_id = list_child(route, cancel)
+                .await?
+                .into_iter()
+                .filter_map(|task| Some((task.get("taskId")?.as_str()?.to_owned(), task)))
+                .collect();
+            listings.push((&route.child, by_id));
         }
         let tasks: Vec<Value> = routes
             .iter()
             .filter_map(|(handle, route)| {
-                let key = format!("{:p}/{}", Arc::as_ptr(&route.child), route.child_task);
-                let mut task = listed.remove(&key)?;
+                let (_, by_id) = listings
+                    .iter_mut()
+                    .find(|(child, _)| Arc::ptr_eq(child, &route.child))?;
+                let mut task = by_id.remove(&route.child_task)?;
                 task["taskId"] = Value::String(handle.clone());
                 Some(task)
             })
@@ -373,7 +386,7 @@ async fn list_child(route: &Route, cancel: &CancellationToken) -> Result<Vec<Val
                 cancel,
             )
             .await
-            .map_err(|error| failed(Method::List, "", route, error))?;
+            .map_err(|error| failed(Method::List, None, route, error))?;
         let page: Value =
             serde_json::from_str(page.get()).map_err(|_| unreadable(Method::List, route))?;
         if let Some(listed) = page.get("tasks").and_then(Value::as_array) {
@@ -387,10 +400,15 @@ async fn list_child(route: &Route, cancel: &CancellationToken) -> Result<Vec<Val
     Ok(tasks)
 }
 
-/// `{"taskId": handle}`.
-fn handle_params(handle: &str) -> Box<RawValue> {
-    serde_json::value::to_raw_value(&serde_json::json!({ "taskId": handle }))
-        .expect("a string encodes")
+/// A child's answer that the tasks extension cannot show the agent.
+fn not_a_task(method: Method, handle: &str) -> ErrorData {
+    ErrorData::internal_error(
+        format!(
+            "the server's answer to {} for task '{handle}' is not what the MCP schema says (a task, or a result object); toolshelf cannot pass it on. Ask again with tasks/get; if it keeps failing, the server does not follow the schema.",
+            method.name()
+        ),
+        None,
+    )
 }
 
 /// A child's task (2025-11-25: `ttl`, `pollInterval`) as the tasks extension has it.
@@ -527,18 +545,21 @@ fn json_string(text: &str) -> Box<RawValue> {
 
 /// The child's failure as the agent's error: the child's own JSON-RPC error as it came, or
 /// toolshelf's account of what went wrong on the way.
-fn failed(method: Method, handle: &str, route: &Route, error: CallError) -> ErrorData {
+fn failed(method: Method, handle: Option<&str>, route: &Route, error: CallError) -> ErrorData {
     match error {
         CallError::Protocol { code, message } => ErrorData::new(ErrorCode(code), message, None),
-        other => ErrorData::internal_error(
-            format!(
-                "{} for task '{handle}' of server '{}' (toolbox '{}') failed: {other}",
-                method.name(),
-                route.server,
-                route.toolbox
-            ),
-            None,
-        ),
+        other => {
+            let task = handle.map_or_else(String::new, |handle| format!(" for task '{handle}'"));
+            ErrorData::internal_error(
+                format!(
+                    "{}{task} to server '{}' (toolbox '{}') failed: {other}. Ask again; if the server stopped, call use_tool again to start a new task.",
+                    method.name(),
+                    route.server,
+                    route.toolbox
+                ),
+                None,
+            )
+        }
     }
 }
 
@@ -558,29 +579,24 @@ fn unreadable(method: Method, route: &Route) -> ErrorData {
 /// carry: the `tasks` capability and `use_tool`'s `execution`. `None` for other answers.
 pub(crate) fn declared(result: &rmcp::model::ServerResult) -> Option<Value> {
     use rmcp::model::ServerResult;
-    let (mut value, path, member, declared) = match result {
-        ServerResult::InitializeResult(result) => (
-            serde_json::to_value(result).ok()?,
-            "/capabilities",
-            "tasks",
-            CAPABILITY,
-        ),
+    match result {
+        ServerResult::InitializeResult(result) => {
+            let mut value = serde_json::to_value(result).ok()?;
+            value["capabilities"]["tasks"] = serde_json::from_str(CAPABILITY).ok()?;
+            Some(value)
+        }
         ServerResult::ListToolsResult(result) => {
             let mut value = serde_json::to_value(result).ok()?;
-            let tools = value.get_mut("tools")?.as_array_mut()?;
-            let use_tool = tools
+            let use_tool = value
+                .get_mut("tools")?
+                .as_array_mut()?
                 .iter_mut()
                 .find(|tool| tool["name"] == crate::meta_tools::USE_TOOL)?;
             use_tool["execution"] = serde_json::from_str(USE_TOOL_EXECUTION).ok()?;
-            return Some(value);
+            Some(value)
         }
-        _ => return None,
-    };
-    value
-        .pointer_mut(path)?
-        .as_object_mut()?
-        .insert(member.into(), serde_json::from_str(declared).ok()?);
-    Some(value)
+        _ => None,
+    }
 }
 
 #[cfg(test)]

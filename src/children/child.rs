@@ -36,9 +36,6 @@ use crate::{
     json_lines::LineWriter,
 };
 
-/// The wait of a request without a limit: longer than any session lasts.
-const UNBOUNDED: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
-
 /// How long to wait for a dead child's exit status and last stderr lines before reporting.
 const DEATH_REPORT_WAIT: Duration = Duration::from_millis(500);
 
@@ -341,8 +338,8 @@ impl Child {
         if self.input.send(request).await.is_err() {
             return Err(self.explain_death().await);
         }
-        // No limit: a timer that never fires before the child, the agent or the end does.
-        let timer = tokio::time::sleep(limit.unwrap_or(UNBOUNDED));
+        // Without a limit the timer's branch is off.
+        let timer = tokio::time::sleep(limit.unwrap_or_default());
         tokio::pin!(timer);
         loop {
             tokio::select! {
@@ -352,7 +349,7 @@ impl Child {
                     Err(_) => Err(self.explain_death().await),
                 },
                 () = &mut timer, if limit.is_some() => {
-                    let limit = limit.unwrap_or(UNBOUNDED);
+                    let limit = limit.unwrap_or_default();
                     // Progress restarts the timer: wait until `limit` after the last of it.
                     match self.calls.last_activity(ticket.id).map(|at| at + limit) {
                         Some(until) if until > Instant::now() => timer.as_mut().reset(until.into()),
