@@ -4,6 +4,9 @@
 //! child sees toolshelf as it would see the agent: an agent without roots gets children that
 //! use the roots their config gives them, never toolshelf's guess.
 //!
+//! An agent on 2026-07-28 has no session to send requests on: a child's request reaches it
+//! inside the answer to the call the child is running (`agent_input`).
+//!
 //! Transport-independent: it holds the agent's rmcp peer, whatever carries it.
 #![allow(
     deprecated,
@@ -15,17 +18,24 @@ use std::sync::{Mutex, OnceLock};
 use rmcp::{
     ErrorData as McpError, Peer, RoleServer,
     model::{
-        ClientCapabilities, ClientResult, ErrorCode, LoggingLevel, LoggingMessageNotificationParam,
-        ServerRequest,
+        ClientCapabilities, ClientResult, CreateMessageResult, ElicitResult, ErrorCode,
+        ListRootsResult, LoggingLevel, LoggingMessageNotificationParam, ServerRequest,
     },
     service::{PeerRequestOptions, ServiceError},
 };
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
+
+use crate::agent_input::AgentInput;
 
 /// The agent's session as children see it; one per agent session.
 #[derive(Default)]
 pub(crate) struct AgentLink {
     peer: OnceLock<Peer<RoleServer>>,
+    /// What an agent without a session (2026-07-28) declared on its latest call.
+    declared: Mutex<Option<ClientCapabilities>>,
+    /// The calls of an agent without a session, and the child's requests they carry.
+    input: AgentInput,
     /// The level the agent set with `logging/setLevel`; `None`: every message passes.
     log_level: Mutex<Option<LoggingLevel>>,
 }
@@ -47,7 +57,7 @@ impl Relayed {
         }
     }
 
-    fn capability(self) -> &'static str {
+    pub(crate) fn capability(self) -> &'static str {
         match self {
             Relayed::Sampling => "sampling",
             Relayed::Elicitation => "elicitation",
@@ -55,12 +65,33 @@ impl Relayed {
         }
     }
 
-    fn declared(self, capabilities: &ClientCapabilities) -> bool {
+    pub(crate) fn declared(self, capabilities: &ClientCapabilities) -> bool {
         match self {
             Relayed::Sampling => capabilities.sampling.is_some(),
             Relayed::Elicitation => capabilities.elicitation.is_some(),
             Relayed::Roots => capabilities.roots.is_some(),
         }
+    }
+
+    /// The agent's answer, given as JSON (an input response), as the result it must be.
+    pub(crate) fn result(self, answer: Value) -> Result<ClientResult, String> {
+        let unreadable = |error: serde_json::Error| {
+            format!(
+                "the MCP client's answer is not a {} result: {error}",
+                self.method()
+            )
+        };
+        Ok(match self {
+            Relayed::Sampling => ClientResult::CreateMessageResult(Box::new(
+                serde_json::from_value::<CreateMessageResult>(answer).map_err(unreadable)?,
+            )),
+            Relayed::Elicitation => ClientResult::ElicitResult(
+                serde_json::from_value::<ElicitResult>(answer).map_err(unreadable)?,
+            ),
+            Relayed::Roots => ClientResult::ListRootsResult(
+                serde_json::from_value::<ListRootsResult>(answer).map_err(unreadable)?,
+            ),
+        })
     }
 }
 
@@ -72,9 +103,28 @@ impl AgentLink {
         }
     }
 
+    /// An agent without a session (2026-07-28) made a call declaring `capabilities`.
+    pub(crate) fn declare(&self, capabilities: ClientCapabilities) {
+        *self
+            .declared
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner()) = Some(capabilities);
+    }
+
+    /// The input rounds of an agent without a session.
+    pub(crate) fn input(&self) -> &AgentInput {
+        &self.input
+    }
+
     fn capabilities(&self) -> Option<ClientCapabilities> {
-        let info = self.peer.get()?.peer_info()?;
-        Some(info.capabilities.clone())
+        match self.peer.get() {
+            Some(peer) => Some(peer.peer_info()?.capabilities.clone()),
+            None => self
+                .declared
+                .lock()
+                .unwrap_or_else(|poison| poison.into_inner())
+                .clone(),
+        }
     }
 
     /// What toolshelf declares to a child: the agent's sampling, elicitation and roots, as the
@@ -113,10 +163,11 @@ impl AgentLink {
             )
         };
         let Some(peer) = self.peer.get() else {
-            return Err(refused(format!(
-                "toolshelf has no MCP client session that declared {} (clients on protocol 2026-07-28 get no requests from servers)",
-                kind.capability()
-            )));
+            return self
+                .input
+                .ask(kind, request, origin, cancel)
+                .await
+                .map_err(refused);
         };
         if !self.capabilities().is_some_and(|c| kind.declared(&c)) {
             return Err(refused(format!(
@@ -158,14 +209,25 @@ impl AgentLink {
     }
 
     /// Passes a child's log message to the agent, its `logger` prefixed with `origin`, if it is
-    /// at or above the agent's level. `false` when no agent session can take it.
+    /// at or above the level the agent asked for. `false` when no agent can take it (then it is
+    /// the user's, for toolshelf's own log).
     pub(crate) async fn log(
         &self,
         origin: &str,
         mut message: LoggingMessageNotificationParam,
     ) -> bool {
+        message.logger = Some(match message.logger.take() {
+            Some(logger) if !logger.is_empty() => format!("{origin}/{logger}"),
+            _ => origin.to_owned(),
+        });
         let Some(peer) = self.peer.get() else {
-            return false;
+            // Without a session the agent asks per call; one that did not ask has chosen.
+            let agent = self
+                .declared
+                .lock()
+                .unwrap_or_else(|poison| poison.into_inner())
+                .is_some();
+            return self.input.log(origin, message) || agent;
         };
         if self
             .log_level()
@@ -173,16 +235,12 @@ impl AgentLink {
         {
             return true;
         }
-        message.logger = Some(match message.logger.take() {
-            Some(logger) if !logger.is_empty() => format!("{origin}/{logger}"),
-            _ => origin.to_owned(),
-        });
         peer.notify_logging_message(message).await.is_ok()
     }
 }
 
 /// RFC 5424 order, least severe first.
-fn severity(level: LoggingLevel) -> u8 {
+pub(crate) fn severity(level: LoggingLevel) -> u8 {
     match level {
         LoggingLevel::Debug => 0,
         LoggingLevel::Info => 1,
@@ -222,7 +280,7 @@ mod tests {
         assert_eq!(refused.code, ErrorCode::METHOD_NOT_FOUND);
         assert_eq!(
             refused.message,
-            "elicitation/create from dev/fixture cannot be relayed: toolshelf has no MCP client session that declared elicitation (clients on protocol 2026-07-28 get no requests from servers)"
+            "elicitation/create from dev/fixture cannot be relayed: no call of the MCP client that declared elicitation is in flight on dev/fixture (clients on protocol 2026-07-28 answer servers' requests only as part of a call)"
         );
         assert_eq!(link.child_capabilities(), ClientCapabilities::default());
     }

@@ -16,6 +16,7 @@
 //! - `catalog` — each server's current tools; `suggest` — "did you mean" by edit distance.
 
 mod agent_calls;
+mod agent_input;
 mod agent_link;
 mod agent_message;
 mod agent_requests;

@@ -12,9 +12,10 @@ use futures::future::join_all;
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler, ServiceExt,
     model::{
-        CallToolRequestParams, CallToolResponse, CancelTaskParams, GetTaskParams, GetTaskResult,
-        Implementation, InitializeRequestParams, InitializeResult, ListToolsResult,
-        PaginatedRequestParams, ServerCapabilities, ServerConfig, SetLevelRequestParams,
+        CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities,
+        GetTaskParams, GetTaskResult, Implementation, InitializeRequestParams, InitializeResult,
+        JsonObject, ListToolsResult, LoggingLevel, PaginatedRequestParams, ProtocolVersion,
+        ServerCapabilities, ServerConfig, SetLevelRequestParams,
     },
     service::{NotificationContext, RequestContext, ServerInitializeError},
 };
@@ -23,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::{
     agent_calls::AgentCalls,
+    agent_input::{Outcome, ToolName},
     agent_link::AgentLink,
     agent_requests::AgentRequests,
     agent_tasks::{self, AgentTasks, TaskAsk, TaskRequest},
@@ -118,6 +120,47 @@ impl Toolshelf {
             .await
     }
 
+    /// Runs `use_tool` for an agent without a session (2026-07-28), for which a child's request
+    /// ends the call's round (`agent_input`); a retry with `requestState` continues that call.
+    async fn in_rounds(
+        &self,
+        request: CallToolRequestParams,
+        capabilities: ClientCapabilities,
+        meta: CallMeta,
+        ask: Option<TaskAsk<'static>>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Outcome, McpError> {
+        let input = self.inner.agent.input();
+        let log_level = context.meta.log_level();
+        if let Some(level) = log_level
+            && self.inner.agent.log_level() != Some(level)
+        {
+            // Children have one level per session: the agent's latest.
+            self.set_log_level(level).await;
+        }
+        let arguments = request.arguments.unwrap_or_default();
+        let tool = named_tool(&arguments);
+        let round = match request.request_state {
+            Some(state) => input.resume(&state, &tool, request.input_responses)?,
+            None => {
+                let shelf = self.clone();
+                let arguments = UseToolInput::from_object(arguments);
+                input.begin(tool, capabilities, log_level, move |stop| async move {
+                    shelf.use_tool(arguments, &stop, meta, ask).await
+                })
+            }
+        };
+        Ok(input.wait(round, &context.peer, &context.ct).await)
+    }
+
+    /// The agent's log level: for the running children, and those started later.
+    async fn set_log_level(&self, level: LoggingLevel) {
+        let inner = &self.inner;
+        inner.agent.set_log_level(level);
+        let running = inner.toolboxes.running();
+        join_all(running.iter().map(|child| child.set_log_level(level))).await;
+    }
+
     /// Answers the agent's `tasks/get`, `tasks/result`, `tasks/cancel` or `tasks/list`
     /// (2025-11-25) for a task started through `use_tool`.
     pub(crate) async fn task_request(
@@ -155,15 +198,7 @@ impl ServerHandler for Toolshelf {
         request: SetLevelRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        let inner = &self.inner;
-        inner.agent.set_log_level(request.level);
-        let running = inner.toolboxes.running();
-        join_all(
-            running
-                .iter()
-                .map(|child| child.set_log_level(request.level)),
-        )
-        .await;
+        self.set_log_level(request.level).await;
         Ok(())
     }
 
@@ -212,6 +247,16 @@ impl ServerHandler for Toolshelf {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let inner = &self.inner;
+        let sessionless = context
+            .protocol_version()
+            .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
+        let capabilities = context.client_capabilities();
+        if sessionless {
+            // Children started by this call are offered what the agent declared on it.
+            inner
+                .agent
+                .declare(capabilities.clone().unwrap_or_default());
+        }
         let result = match request.name.as_ref() {
             OPEN_TOOLBOX => {
                 let input = Value::Object(request.arguments.unwrap_or_default());
@@ -219,14 +264,27 @@ impl ServerHandler for Toolshelf {
             }
             USE_TOOL => {
                 let meta = CallMeta::from_object(&context.meta);
-                let input = UseToolInput::from_object(request.arguments.unwrap_or_default());
                 // 2026-07-28: an agent that declared the tasks extension gets a task for a
                 // tool that requires one.
-                let tasks = context
-                    .client_capabilities()
+                let tasks = capabilities
+                    .as_ref()
                     .is_some_and(|capabilities| capabilities.supports_tasks());
                 let ask = tasks.then_some(TaskAsk::IfRequired);
-                let answer = self.use_tool(input, &context.ct, meta, ask).await;
+                let answer = if sessionless {
+                    let capabilities = capabilities.unwrap_or_default();
+                    match self
+                        .in_rounds(request, capabilities, meta, ask, &context)
+                        .await?
+                    {
+                        Outcome::Done(answer) => answer,
+                        Outcome::InputRequired(result) => {
+                            return Ok(CallToolResponse::InputRequired(result));
+                        }
+                    }
+                } else {
+                    let input = UseToolInput::from_object(request.arguments.unwrap_or_default());
+                    self.use_tool(input, &context.ct, meta, ask).await
+                };
                 if let UseToolAnswer::Forwarded(result) = &answer
                     && tasks
                     && let Some(created) = agent_tasks::as_created(result)
@@ -245,6 +303,23 @@ impl ServerHandler for Toolshelf {
             }
         };
         Ok(result.into())
+    }
+}
+
+/// The tool `use_tool`'s arguments name, as far as they do (they are checked later).
+fn named_tool(arguments: &JsonObject) -> ToolName {
+    let part = |key: &str| {
+        arguments
+            .get("tool")
+            .and_then(|tool| tool.get(key))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    ToolName {
+        toolbox: part("toolbox"),
+        server: part("server"),
+        name: part("name"),
     }
 }
 

@@ -29,7 +29,12 @@ async fn fastmcp(scenario: &str, mode: &str) -> (Value, String) {
 /// written to, and the folder that holds it and the config.
 async fn run_fastmcp(scenario: &str, mode: &str) -> (Value, PathBuf, tempfile::TempDir) {
     let (dir, path) = write_config(&config(&[
-        ("dev", "Development", json!({ "fixture": fixture(&[]) })),
+        // A child on an older revision than both agents' (the fixture speaks up to 2025-06-18).
+        (
+            "dev",
+            "Development",
+            json!({ "fixture": fixture(&["--ask", "--protocol", "2025-06-18"]) }),
+        ),
         (
             "demo",
             "The MCP reference server",
@@ -84,7 +89,28 @@ async fn fastmcp_on_2026_07_28_discovers_opens_and_calls() {
     assert_eq!(seen["opened"]["servers"][0]["status"], json!("ready"));
     assert_eq!(seen["echo"], json!([r#"{"said":"hello"}"#]));
     assert_eq!(seen["echo_is_error"], json!(false));
+    // fastmcp asks for log messages per request (`logLevel` debug in `_meta`): the child's
+    // message sent during the call reaches it before the call's answer, tagged with its origin.
+    assert_eq!(seen["logs_by_answer"], fixture_log_message(), "{seen}");
     assert_eq!(status, "0");
+}
+
+/// server-everything's tools that ask the client for sampling, elicitation and roots: listed
+/// only to a client that declared those capabilities.
+fn asking_tools() -> Value {
+    json!([
+        "get-roots-list",
+        "trigger-elicitation-request",
+        "trigger-sampling-request"
+    ])
+}
+
+fn fixture_log_message() -> Value {
+    json!([{
+        "level": "error",
+        "logger": "dev/fixture",
+        "data": "hello from the fixture log at error"
+    }])
 }
 
 #[tokio::test]
@@ -92,6 +118,7 @@ async fn fastmcp_in_legacy_mode_initializes_opens_and_calls() {
     let (seen, status) = fastmcp("session", "legacy").await;
     assert_eq!(seen["protocol"], json!("2025-11-25"), "{seen}");
     assert_eq!(seen["echo"], json!([r#"{"said":"hello"}"#]));
+    assert_eq!(seen["logs"], fixture_log_message(), "{seen}");
     assert_eq!(status, "0");
 }
 
@@ -160,14 +187,7 @@ async fn the_agent_answers_a_childs_sampling_elicitation_and_roots_and_gets_its_
     let seen = python_client("mcp_client.py", args).await;
     assert_eq!(seen["protocol"], json!("2025-11-25"), "{seen}");
     assert_eq!(seen["logging_capability"], json!(true));
-    assert_eq!(
-        seen["conditional_tools"],
-        json!([
-            "get-roots-list",
-            "trigger-elicitation-request",
-            "trigger-sampling-request"
-        ])
-    );
+    assert_eq!(seen["conditional_tools"], asking_tools());
     let text = |key: &str| seen[key].as_str().unwrap_or_default().to_owned();
     assert_eq!(
         seen["sampling"],
@@ -210,6 +230,78 @@ async fn fastmcp_runs_a_task_through_use_tool_on_2026_07_28() {
     );
     assert_eq!(seen["status"], json!("working"), "{seen}");
     assert_eq!(seen["cancelled"], json!("cancelled"), "{seen}");
+}
+
+/// fastmcp on 2026-07-28 takes no requests from servers: server-everything's sampling,
+/// elicitation and roots requests reach it as input_required results of its use_tool call, and
+/// its retry brings the answers to the child. The sealed requestState continues only the call it
+/// came from, and only once.
+#[tokio::test]
+async fn a_2026_07_28_agent_answers_a_childs_requests_in_input_rounds() {
+    let (seen, status) = fastmcp("relay", "auto").await;
+    assert_eq!(seen["protocol"], json!("2026-07-28"), "{seen}");
+    assert_eq!(
+        seen["conditional_tools"],
+        asking_tools(),
+        "the child is offered the capabilities the agent declared on its calls"
+    );
+    let text = |key: &str| seen[key].as_str().unwrap_or_default().to_owned();
+    assert!(text("sampled").contains("sampled by the agent"), "{seen}");
+    assert!(text("elicited").contains("Ada Lovelace"), "{seen}");
+    assert!(text("roots").contains("file:///tmp/agent-root"), "{seen}");
+
+    let round = &seen["round"];
+    assert_eq!(round["result_type"], json!("input_required"), "{seen}");
+    assert_eq!(round["methods"], json!(["elicitation/create"]));
+    assert_eq!(round["other_tool"]["code"], json!(-32602));
+    assert_eq!(
+        round["other_tool"]["message"],
+        json!(
+            "requestState was not issued by this toolshelf for a call of 'demo/everything/get-roots-list', was altered, or is older than 10 minutes; call use_tool again without requestState and inputResponses"
+        )
+    );
+    let answered = round["answered"].to_string();
+    assert!(answered.contains("declined"), "{seen}");
+    assert_eq!(round["again"]["code"], json!(-32602));
+    assert_eq!(
+        round["again"]["message"],
+        json!(
+            "the call of 'demo/everything/trigger-elicitation-request' that this requestState continues is no longer waiting (it was continued already, or it ended); call use_tool again without requestState and inputResponses"
+        )
+    );
+    assert_eq!(status, "0");
+}
+
+/// One call whose child asks twice (the fixture, on 2025-06-18, under a 2026-07-28 agent): each
+/// question ends a round, each round's requestState continues that round only (the first one is
+/// stale once the second round began), and the answers of both rounds reach the child; fastmcp's
+/// own driver does the same through its elicitation handler.
+#[tokio::test]
+async fn each_round_of_a_call_has_its_own_request_state() {
+    let (seen, status) = fastmcp("rounds", "auto").await;
+    let rounds = &seen["rounds"];
+    assert_eq!(rounds["first"], json!({"i1": "question 1"}), "{seen}");
+    assert_eq!(rounds["second"], json!({"i2": "question 2"}), "{seen}");
+    assert_eq!(rounds["stale"]["code"], json!(-32602), "{seen}");
+    let answer = |text: &Value| -> Value {
+        serde_json::from_str(text[0].as_str().unwrap_or_default()).unwrap_or_default()
+    };
+    let done = answer(&rounds["done"]);
+    assert_eq!(done["protocol"], json!("2025-06-18"), "{seen}");
+    assert_eq!(
+        done["answers"],
+        json!([
+            {"action": "accept", "content": {"answer": "one"}},
+            {"action": "accept", "content": {"answer": "two"}}
+        ])
+    );
+    let driven = answer(&seen["driven"]);
+    assert_eq!(
+        driven["answers"][1]["content"]["name"],
+        json!("Ada Lovelace"),
+        "{seen}"
+    );
+    assert_eq!(status, "0");
 }
 
 /// server-everything's `simulate-research-query` requires tasks. The `mcp` SDK (2025-11-25) runs

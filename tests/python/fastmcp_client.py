@@ -1,10 +1,16 @@
 """A real MCP client for toolshelf's tests: fastmcp, speaking the protocol revision it prefers.
 
 Usage: fastmcp_client.py SCENARIO MODE -- COMMAND [ARGS...]
-  SCENARIO  `session` (list tools, open toolbox `dev`, call the fixture's echo through use_tool),
+  SCENARIO  `session` (list tools, open toolbox `dev`, call the fixture's echo and log tools
+            through use_tool; the log message is recorded),
             `task` (open toolbox `demo`, call server-everything's simulate-research-query, which
-            requires tasks, through use_tool: fastmcp-tasks drives the task to its result), or
-            `leave` (connect and leave without a request)
+            requires tasks, through use_tool: fastmcp-tasks drives the task to its result),
+            `relay` (open toolbox `demo` with sampling, elicitation and roots handlers, and call
+            server-everything's tools that ask the client for each, through use_tool; on
+            2026-07-28 each question comes back as an input_required result), `rounds` (open
+            toolbox `dev`, whose fixture speaks 2025-06-18, and drive its `ask` tool, which asks
+            twice, round by round and through fastmcp's own driver), or `leave` (connect and
+            leave without a request)
   MODE      fastmcp's connect mode: `auto` (its default: server/discover, 2026-07-28) or `legacy`
 Prints one JSON object with what the client saw; exits non-zero on any failure.
 """
@@ -13,17 +19,130 @@ import asyncio
 import json
 import sys
 
+import mcp_types
+from mcp.shared.exceptions import MCPError
 from fastmcp import Client
 from fastmcp_tasks.client import call_tool_task  # importing it gives every Client the tasks extension
 from fastmcp.client.transports import StdioTransport
 
 
+ROOT = "file:///tmp/agent-root"
+
+
+async def relay(client: Client, seen: dict) -> None:
+    """Calls the tools of server-everything that ask the client, and a round by hand."""
+    # server-everything registers the tools that need the client's capabilities after its
+    # initialize, then says its list changed: open until they show.
+    wanted = {"trigger-sampling-request", "trigger-elicitation-request", "get-roots-list"}
+    names: set = set()
+    for _ in range(100):
+        opened = await client.call_tool("open_toolbox", {"toolbox": "demo"})
+        servers = opened.structured_content["servers"]
+        names = {tool["name"] for s in servers for tool in s.get("tools", [])}
+        if wanted <= names:
+            break
+        await asyncio.sleep(0.1)
+    seen["conditional_tools"] = sorted(wanted & names)
+
+    def use(name: str, arguments: dict) -> dict:
+        return {"tool": {"toolbox": "demo", "server": "everything", "name": name}, "arguments": arguments}
+
+    async def text(name: str, arguments: dict) -> str:
+        result = await client.call_tool("use_tool", use(name, arguments))
+        return "\n".join(block.text for block in result.content if block.type == "text")
+
+    seen["sampled"] = await text("trigger-sampling-request", {"prompt": "hello", "maxTokens": 5})
+    seen["elicited"] = await text("trigger-elicitation-request", {})
+    seen["roots"] = await text("get-roots-list", {})
+
+    # One round by hand: the question, a retry whose state names another tool (refused), and
+    # the retry that answers it.
+    session = client.session
+    first = await session.call_tool(
+        "use_tool", use("trigger-elicitation-request", {}), allow_input_required=True
+    )
+    seen["round"] = {
+        "result_type": first.result_type,
+        "methods": sorted(request.method for request in first.input_requests.values()),
+    }
+    answers = {key: {"action": "decline"} for key in first.input_requests}
+
+    async def retry(name: str):
+        """The retry of `first` as a call of `name`: its text, or the error it got."""
+        try:
+            result = await session.call_tool(
+                "use_tool",
+                use(name, {}),
+                input_responses=answers,
+                request_state=first.request_state,
+                allow_input_required=True,
+            )
+        except MCPError as error:
+            return {"code": error.error.code, "message": error.error.message}
+        return [block.text for block in result.content if block.type == "text"]
+
+    seen["round"]["other_tool"] = await retry("get-roots-list")
+    seen["round"]["answered"] = await retry("trigger-elicitation-request")
+    seen["round"]["again"] = await retry("trigger-elicitation-request")
+
+
+async def rounds(client: Client, seen: dict) -> None:
+    """Two questions of one call, round by round: each round's state continues only that round."""
+    await client.call_tool("open_toolbox", {"toolbox": "dev"})
+    ask = {"tool": {"toolbox": "dev", "server": "fixture", "name": "ask"}, "arguments": {"times": 2}}
+    session = client.session
+
+    async def call(answers=None, state=None):
+        try:
+            result = await session.call_tool(
+                "use_tool", ask, input_responses=answers, request_state=state, allow_input_required=True
+            )
+        except MCPError as error:
+            return {"code": error.error.code, "message": error.error.message}
+        if isinstance(result, mcp_types.InputRequiredResult):
+            return {
+                "state": result.request_state,
+                "asked": {key: request.params.message for key, request in result.input_requests.items()},
+            }
+        return {"text": [block.text for block in result.content if block.type == "text"]}
+
+    first = await call()
+    second = await call({"i1": {"action": "accept", "content": {"answer": "one"}}}, first["state"])
+    stale = await call({"i2": {"action": "accept", "content": {"answer": "two"}}}, first["state"])
+    done = await call({"i2": {"action": "accept", "content": {"answer": "two"}}}, second["state"])
+    seen["rounds"] = {"first": first["asked"], "second": second["asked"], "stale": stale, "done": done["text"]}
+    # fastmcp's own driver answers both through the elicitation handler.
+    driven = await client.call_tool("use_tool", ask)
+    seen["driven"] = [block.text for block in driven.content]
+
+
+async def sampling(messages, params, context) -> str:
+    return "sampled by the agent"
+
+
+async def elicitation(message, response_type, params, context) -> dict:
+    return {"name": "Ada Lovelace", "check": True}
+
+
 async def main(scenario: str, mode: str, command: list[str]) -> dict:
     transport = StdioTransport(command=command[0], args=command[1:], keep_alive=False)
-    seen: dict = {}
-    async with Client(transport, mode=mode) as client:
+    seen: dict = {"logs": []}
+
+    async def log(message) -> None:
+        seen["logs"].append({"level": message.level, "logger": message.logger, "data": message.data})
+
+    handlers: dict = {"log_handler": log}
+    if scenario in ("relay", "rounds"):
+        handlers |= {"sampling_handler": sampling, "elicitation_handler": elicitation, "roots": [ROOT]}
+    async with Client(transport, mode=mode, **handlers) as client:
         seen["protocol"] = str(client.protocol_version)
         if scenario == "leave":
+            return seen
+        if scenario == "relay":
+            await relay(client, seen)
+            return seen
+        if scenario == "rounds":
+            await rounds(client, seen)
             return seen
         if scenario == "task":
             await client.call_tool("open_toolbox", {"toolbox": "demo"})
@@ -51,6 +170,12 @@ async def main(scenario: str, mode: str, command: list[str]) -> dict:
         )
         seen["echo"] = [block.text for block in echoed.content]
         seen["echo_is_error"] = echoed.is_error
+        # The child's log message, sent during the call, arrives before the call's answer.
+        await client.call_tool(
+            "use_tool",
+            {"tool": {"toolbox": "dev", "server": "fixture", "name": "log"}, "arguments": {"level": "error"}},
+        )
+        seen["logs_by_answer"] = list(seen["logs"])
     return seen
 
 
