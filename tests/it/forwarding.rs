@@ -329,3 +329,31 @@ async fn recorded_fixture() -> (tempfile::NamedTempFile, crate::harness::RawClie
     raw.open(1, "dev").await;
     (events, raw)
 }
+
+/// A child that asks the agent for what the agent did not declare (the fixture elicits; this
+/// agent declared nothing) gets a JSON-RPC error at once that says why, and the agent gets the
+/// child's failure of the call, not a hang.
+#[tokio::test]
+async fn a_child_that_asks_for_what_the_agent_did_not_declare_is_refused_at_once() {
+    let config = config(&[("dev", "Fixture", json!({ "fixture": fixture(&["--ask"]) }))]);
+    let mut raw = crate::harness::RawClient::start(&config).await;
+    raw.open(1, "dev").await;
+    let call = json!({"tool": {"toolbox": "dev", "server": "fixture", "name": "ask"}});
+    let (_, answer) = raw
+        .request(
+            2,
+            "tools/call",
+            json!({"name": "use_tool", "arguments": call}),
+        )
+        .await;
+    assert_eq!(answer["result"]["isError"], json!(true), "{answer}");
+    let text = answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.contains(
+            "elicitation/create from dev/fixture cannot be relayed: the MCP client connected to toolshelf did not declare the elicitation capability"
+        ),
+        "{text}"
+    );
+}
