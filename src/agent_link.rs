@@ -18,15 +18,19 @@ use std::sync::{Mutex, OnceLock};
 use rmcp::{
     ErrorData as McpError, Peer, RoleServer,
     model::{
-        ClientCapabilities, ClientResult, CreateMessageResult, ElicitResult, ErrorCode,
-        ListRootsResult, LoggingLevel, LoggingMessageNotificationParam, ServerRequest,
+        ClientCapabilities, ClientResult, CreateMessageResult, CustomNotification, ElicitResult,
+        ErrorCode, ListRootsResult, LoggingLevel, LoggingMessageNotificationParam,
+        ServerNotification, ServerRequest,
     },
     service::{PeerRequestOptions, ServiceError},
 };
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent_input::AgentInput;
+use crate::{
+    agent_input::AgentInput,
+    agent_tasks::{self, AgentTasks},
+};
 
 /// The agent's session as children see it; one per agent session.
 #[derive(Default)]
@@ -36,6 +40,8 @@ pub(crate) struct AgentLink {
     declared: Mutex<Option<ClientCapabilities>>,
     /// The calls of an agent without a session, and the child's requests they carry.
     input: AgentInput,
+    /// The tasks the agent started through `use_tool`.
+    tasks: AgentTasks,
     /// The level the agent set with `logging/setLevel`; `None`: every message passes.
     log_level: Mutex<Option<LoggingLevel>>,
 }
@@ -109,6 +115,29 @@ impl AgentLink {
             .declared
             .lock()
             .unwrap_or_else(|poison| poison.into_inner()) = Some(capabilities);
+    }
+
+    /// The tasks the agent started.
+    pub(crate) fn tasks(&self) -> &AgentTasks {
+        &self.tasks
+    }
+
+    /// A child's `notifications/tasks/status` (2025-11-25) reaches the agent, under the task's
+    /// handle, if the task is one the agent started through toolshelf.
+    pub(crate) async fn task_status(&self, origin: &str, params: Value) {
+        let Some(peer) = self.peer.get() else {
+            return; // the tasks extension has no status notifications on stdio
+        };
+        let Some(params) = self.tasks.status(origin, &params) else {
+            return;
+        };
+        let notification = ServerNotification::CustomNotification(CustomNotification::new(
+            agent_tasks::STATUS_NOTIFICATION,
+            Some(params),
+        ));
+        if let Err(error) = peer.send_notification(notification).await {
+            tracing::debug!(%error, "a task's status did not reach the MCP client");
+        }
     }
 
     /// The input rounds of an agent without a session.

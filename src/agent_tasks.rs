@@ -33,6 +33,9 @@ pub(crate) const CAPABILITY: &str = r#"{"list":{},"cancel":{},"requests":{"tools
 /// one is the child's answer.
 pub(crate) const USE_TOOL_EXECUTION: &str = r#"{"taskSupport":"optional"}"#;
 
+/// A child's notice that a task's status changed (2025-11-25).
+pub(crate) const STATUS_NOTIFICATION: &str = "notifications/tasks/status";
+
 /// The `_meta` key that ties a message to a task.
 const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
@@ -182,6 +185,28 @@ impl AgentTasks {
             },
         );
         rewritten
+    }
+
+    /// The params of a status notification of child `origin` ("toolbox/server") with the
+    /// handle in place of the child's task id; `None` if the task is not one of this session's.
+    pub(crate) fn status(&self, origin: &str, params: &Value) -> Option<Value> {
+        let child_task = params.get("taskId")?.as_str()?;
+        let mut routes = self.routes();
+        let (handle, route) = routes.by_handle.iter_mut().find(|(_, route)| {
+            route.child_task == child_task
+                && origin == format!("{}/{}", route.toolbox, route.server)
+        })?;
+        if params
+            .get("status")
+            .and_then(Value::as_str)
+            .is_some_and(terminal)
+        {
+            route.hold = None;
+        }
+        let renamed = with_task_ids(&params.to_string(), |id| {
+            (id == child_task).then(|| handle.clone())
+        })?;
+        serde_json::from_str(renamed.get()).ok()
     }
 
     /// Answers `tasks/get`, `tasks/result`, `tasks/cancel` or `tasks/list` of the agent.

@@ -27,7 +27,7 @@ use crate::{
     agent_input::{Outcome, ToolName},
     agent_link::AgentLink,
     agent_requests::AgentRequests,
-    agent_tasks::{self, AgentTasks, TaskAsk, TaskRequest},
+    agent_tasks::{self, TaskAsk, TaskRequest},
     agent_transport::AgentTransport,
     call_meta::CallMeta,
     children::ProgressTarget,
@@ -49,10 +49,8 @@ struct Inner {
     info: ServerConfig,
     /// The agent's output, for progress.
     out: LineWriter,
-    /// The agent's session as the children see it.
+    /// The agent's session as the children see it, with the tasks it started.
     agent: Arc<AgentLink>,
-    /// The tasks the agent started through `use_tool`.
-    tasks: AgentTasks,
 }
 
 /// Why `serve` stopped with an error.
@@ -83,7 +81,6 @@ impl Toolshelf {
                 info,
                 out,
                 agent,
-                tasks: AgentTasks::default(),
             }),
         }
     }
@@ -105,7 +102,7 @@ impl Toolshelf {
         });
         let task = task.map(|ask| TaskRequest {
             ask,
-            tasks: &inner.tasks,
+            tasks: inner.agent.tasks(),
         });
         inner
             .meta
@@ -169,7 +166,7 @@ impl Toolshelf {
         params: Option<&RawValue>,
         cancel: &CancellationToken,
     ) -> Result<Box<RawValue>, McpError> {
-        self.inner.tasks.serve(method, params, cancel).await
+        self.inner.agent.tasks().serve(method, params, cancel).await
     }
 
     /// Stops every child; no child is started afterwards.
@@ -217,7 +214,8 @@ impl ServerHandler for Toolshelf {
     ) -> Result<GetTaskResult, McpError> {
         let task = self
             .inner
-            .tasks
+            .agent
+            .tasks()
             .detailed(&request.task_id, &context.ct)
             .await?;
         Ok(GetTaskResult::new(task))
@@ -228,7 +226,11 @@ impl ServerHandler for Toolshelf {
         request: CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.inner.tasks.cancel(&request.task_id, &context.ct).await
+        self.inner
+            .agent
+            .tasks()
+            .cancel(&request.task_id, &context.ct)
+            .await
     }
 
     async fn list_tools(

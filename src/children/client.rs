@@ -19,8 +19,9 @@ use rmcp::{
     ClientHandler, ErrorData as McpError, RoleClient,
     model::{
         ClientConfig, ClientResult, CreateMessageRequest, CreateMessageRequestParams,
-        CreateMessageResult, ElicitRequest, ElicitRequestParams, ElicitResult, Implementation,
-        ListRootsRequest, ListRootsResult, LoggingMessageNotificationParam, ServerRequest,
+        CreateMessageResult, CustomNotification, ElicitRequest, ElicitRequestParams, ElicitResult,
+        Implementation, ListRootsRequest, ListRootsResult, LoggingMessageNotificationParam,
+        ServerRequest,
     },
     service::{NotificationContext, RequestContext},
 };
@@ -29,6 +30,7 @@ use tracing::Instrument;
 use super::{tool_calls::ToolCalls, tool_list};
 use crate::{
     agent_link::{AgentLink, Relayed},
+    agent_tasks,
     catalog::ServerCatalog,
     json_lines::LineWriter,
 };
@@ -134,6 +136,18 @@ impl ClientHandler for ChildClient {
         match self.relay(Relayed::Roots, request, &context).await? {
             ClientResult::ListRootsResult(result) => Ok(result),
             _ => Err(unexpected("roots/list")),
+        }
+    }
+
+    async fn on_custom_notification(
+        &self,
+        notification: CustomNotification,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if notification.method == agent_tasks::STATUS_NOTIFICATION
+            && let Some(params) = notification.params
+        {
+            self.agent.task_status(&self.origin, params).await;
         }
     }
 

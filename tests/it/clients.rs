@@ -337,6 +337,18 @@ async fn a_task_runs_to_completion_through_use_tool() {
     assert_eq!(seen["listed"], json!([handle]));
     assert_eq!(seen["related_task"], json!(handle));
     assert_eq!(seen["final_status"], json!("completed"));
+    // The child's status notices name the task by its handle, never by the child's id.
+    let notices = seen["status_notices"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(notices.contains(&json!([handle, "completed"])), "{seen}");
+    assert!(
+        notices
+            .iter()
+            .all(|notice| notice[0].as_str().is_some_and(|id| id.starts_with("ts-"))),
+        "{seen}"
+    );
     let report = seen["report"].as_str().unwrap_or_default();
     assert!(report.starts_with("# Research Report: tides"), "{seen}");
 

@@ -1,8 +1,8 @@
 """A real MCP client for toolshelf's tests: the Python `mcp` SDK's ClientSession on protocol
 2025-11-25, running server-everything's `simulate-research-query` (a tool that requires tasks)
 through toolshelf's use_tool with the SDK's own task types: create, get, list, result, cancel,
-and an ambiguous query whose clarification the child asks for while the agent waits in
-tasks/result.
+an ambiguous query whose clarification the child asks for while the agent waits in
+tasks/result, and the child's notifications/tasks/status under toolshelf's handles.
 
 Usage: mcp_tasks.py TOOLBOX SERVER -- COMMAND [ARGS...]
 Prints one JSON object with what the client saw; exits non-zero on any unexpected failure.
@@ -13,13 +13,23 @@ import json
 import sys
 
 from mcp import ClientSession, MCPError, StdioServerParameters, types
+from mcp.client.extension import NotificationBinding
 from mcp.client.stdio import stdio_client
 
 TOOL = "simulate-research-query"
 
 
 async def main(toolbox: str, server: str, command: list[str]) -> dict:
-    seen: dict = {"elicitation": []}
+    seen: dict = {"elicitation": [], "status_notices": []}
+
+    async def notice(params: types.TaskStatusNotificationParams) -> None:
+        seen["status_notices"].append([params.task_id, params.status])
+
+    # The SDK leaves notifications/tasks/status out of its tables (it is optional for clients):
+    # a binding receives it.
+    status = NotificationBinding(
+        method="notifications/tasks/status", params_type=types.TaskStatusNotificationParams, handler=notice
+    )
 
     async def elicitation(context, params: types.ElicitRequestParams):
         seen["elicitation"].append(params.message)
@@ -27,7 +37,9 @@ async def main(toolbox: str, server: str, command: list[str]) -> dict:
 
     parameters = StdioServerParameters(command=command[0], args=command[1:])
     async with stdio_client(parameters) as (read, write):
-        async with ClientSession(read, write, elicitation_callback=elicitation) as session:
+        async with ClientSession(
+            read, write, elicitation_callback=elicitation, notification_bindings=[status]
+        ) as session:
             initialized = await session.initialize()
             seen["protocol"] = initialized.protocol_version
             tasks = initialized.capabilities.tasks
@@ -94,6 +106,11 @@ async def main(toolbox: str, server: str, command: list[str]) -> dict:
             related = (done.meta or {}).get("io.modelcontextprotocol/related-task") or {}
             seen["related_task"] = related.get("taskId")
             seen["final_status"] = (await get(task_id)).status
+            # The child's notice that the task completed reaches the agent under the handle.
+            for _ in range(100):
+                if [task_id, "completed"] in seen["status_notices"]:
+                    break
+                await asyncio.sleep(0.05)
 
             # The child asks for a clarification while the agent waits for the result.
             ambiguous = await start({"topic": "python", "ambiguous": True})
