@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 
 use indexmap::IndexMap;
-use rmcp::model::ProgressToken;
+use rmcp::model::{JsonObject, ProgressToken};
 use serde::{Serialize, ser::SerializeMap};
 use serde_json::value::RawValue;
 
@@ -64,13 +64,20 @@ impl CallMeta {
 pub(crate) struct ChildMeta<'a> {
     pub progress_token: i64,
     pub forwarded: &'a ForwardedMeta,
+    /// MCP's own keys of toolshelf's hop to a child on 2026-07-28 (its protocol version,
+    /// identity and capabilities).
+    pub hop: Option<&'a JsonObject>,
 }
 
 impl Serialize for ChildMeta<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(1 + self.forwarded.0.len()))?;
+        let hop = self.hop.map_or(0, JsonObject::len);
+        let mut map = serializer.serialize_map(Some(1 + self.forwarded.0.len() + hop))?;
         map.serialize_entry(PROGRESS_TOKEN, &self.progress_token)?;
         for (key, value) in &self.forwarded.0 {
+            map.serialize_entry(key, value)?;
+        }
+        for (key, value) in self.hop.into_iter().flatten() {
             map.serialize_entry(key, value)?;
         }
         map.end()
@@ -108,6 +115,7 @@ mod tests {
             )))
         );
         let child = serde_json::to_string(&ChildMeta {
+            hop: None,
             progress_token: 7,
             forwarded: &meta.forwarded,
         })

@@ -15,8 +15,12 @@ use std::{
 
 use rmcp::{
     RoleClient, ServiceExt,
-    model::{LoggingLevel, SetLevelRequestParams},
-    service::RunningService,
+    handler::client::ClientHandler,
+    model::{
+        InputRequiredResult, LoggingLevel, ProtocolVersion, RequestMetaObject,
+        SetLevelRequestParams,
+    },
+    service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RunningService},
 };
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -27,7 +31,7 @@ use super::{
     child_transport::{CHILD_MESSAGE_LIMIT, ChildTransport},
     client::ChildClient,
     process::{Process, SpawnError},
-    tool_calls::{self, Answer, CallTicket, ProgressTarget, ToolCalls},
+    tool_calls::{self, Answer, CallRequest, CallTicket, ProgressTarget, ToolCalls},
     tool_list,
     tool_result::ToolResultJson,
 };
@@ -35,6 +39,9 @@ use crate::{
     call_meta::ForwardedMeta, catalog::ServerCatalog, config::ServerSpec, error::DownstreamKind,
     json_lines::LineWriter,
 };
+
+/// The most `input_required` rounds one call goes through (as the MCP SDKs' drivers).
+const MAX_INPUT_ROUNDS: usize = 10;
 
 /// How long to wait for a dead child's exit status and last stderr lines before reporting.
 const DEATH_REPORT_WAIT: Duration = Duration::from_millis(500);
@@ -57,6 +64,9 @@ pub(crate) struct Child {
     /// When a call last started or ended, as milliseconds since `born`.
     last_used_ms: AtomicU64,
     born: Instant,
+    /// The client role toward this child: relays of what it asks, and the `_meta` of requests
+    /// to a child on 2026-07-28.
+    client: ChildClient,
 }
 
 /// Why a child could not be started. The text is shown to the agent.
@@ -92,6 +102,8 @@ pub(crate) enum CallError {
     TooLarge,
     #[error("the call was cancelled by the client")]
     Cancelled,
+    #[error("the server asked the client for input, which could not be given: {message}")]
+    Unanswered { message: String },
     #[error("the server answered tools/call with something that is not a tool result: {0}")]
     NotAToolResult(String),
     /// Not expected: the arguments are JSON already.
@@ -106,6 +118,7 @@ impl CallError {
     pub(crate) fn kind(&self) -> DownstreamKind {
         match self {
             CallError::Protocol { .. }
+            | CallError::Unanswered { .. }
             | CallError::NotAToolResult(_)
             | CallError::Unencodable(_) => DownstreamKind::ChildError,
             CallError::Timeout { .. } => DownstreamKind::Timeout,
@@ -141,25 +154,75 @@ impl Drop for TaskHold {
     }
 }
 
+/// How a start talks to the child before its first call.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Era {
+    /// `initialize` on the newest 2025 revision rmcp offers; the child picks its own.
+    Legacy,
+    /// `server/discover`, then every request with its own `_meta` (2026-07-28).
+    Modern,
+}
+
+/// A start that did not succeed, and whether the child refused `initialize` itself.
+enum Attempt {
+    Refused { cause: String, end: String },
+    Failed(StartError),
+}
+
 impl Child {
     /// Spawns the server, initializes it and lists its tools into `catalog`, all within its
     /// startup timeout. On any failure the process is being stopped when this returns.
+    ///
+    /// `initialize` comes first: every child of the 2025 revisions answers it at once, and most
+    /// that know 2026-07-28 too. One that refuses it with an error may speak only 2026-07-28:
+    /// a second process of it is asked with `server/discover` (a probe first would make every
+    /// legacy child that ignores it wait out a timeout).
     pub(crate) async fn start(
         launch: &Launch,
         toolbox: &str,
         spec: Arc<ServerSpec>,
         catalog: Arc<ServerCatalog>,
     ) -> Result<Child, StartError> {
-        let span = tracing::info_span!("child", toolbox = %toolbox, server = %spec.name);
         let began = Instant::now();
-        let (process, pipes) = Process::spawn(&launch.registry, &spec, span.clone())?;
+        let legacy = Self::start_as(Era::Legacy, launch, toolbox, &spec, &catalog, began).await;
+        let (cause, end) = match legacy {
+            Ok(child) => return Ok(child),
+            Err(Attempt::Failed(error)) => return Err(error),
+            Err(Attempt::Refused { cause, end }) => (cause, end),
+        };
+        let modern = Self::start_as(Era::Modern, launch, toolbox, &spec, &catalog, began).await;
+        let modern = match modern {
+            Ok(child) => return Ok(child),
+            Err(Attempt::Failed(error)) => error.to_string(),
+            Err(Attempt::Refused { cause, .. }) => cause,
+        };
+        Err(StartError::Protocol {
+            stage: "initialize",
+            cause: format!(
+                "{cause}; asked with server/discover (protocol 2026-07-28) instead, it failed too: {modern}"
+            ),
+            end,
+        })
+    }
+
+    async fn start_as(
+        era: Era,
+        launch: &Launch,
+        toolbox: &str,
+        spec: &Arc<ServerSpec>,
+        catalog: &Arc<ServerCatalog>,
+        began: Instant,
+    ) -> Result<Child, Attempt> {
+        let span = tracing::info_span!("child", toolbox = %toolbox, server = %spec.name);
+        let (process, pipes) = Process::spawn(&launch.registry, spec, span.clone())
+            .map_err(|error| Attempt::Failed(error.into()))?;
         tracing::debug!(parent: &span, pid = ?process.pid, "child spawned");
 
         let oversized = Arc::new(AtomicBool::new(false));
         let stopping = Arc::new(AtomicBool::new(false));
         let calls = ToolCalls::default();
         let input = LineWriter::spawn(pipes.stdin);
-        let client = ChildClient {
+        let mut client = ChildClient {
             catalog: catalog.clone(),
             span: span.clone(),
             stopping: stopping.clone(),
@@ -168,57 +231,92 @@ impl Child {
             relist_timeout: spec.call_timeout,
             agent: launch.agent.clone(),
             origin: format!("{toolbox}/{}", spec.name).into(),
+            hop: None,
         };
+        if era == Era::Modern {
+            let info = client.get_info();
+            let meta = RequestMetaObject::with_client_context(
+                ProtocolVersion::V_2026_07_28,
+                info.client_info,
+                info.capabilities,
+            );
+            client.hop = Some(Arc::new(meta.0.0));
+        }
         let transport = ChildTransport::new(
             pipes.stdout,
             input.clone(),
             calls.clone(),
             oversized.clone(),
         );
+        let hop = client.hop.clone();
         let handshake = async {
-            let session = client
-                .serve(transport)
-                .await
-                .map_err(|error| ("initialize", error.to_string()))?;
+            let session = match era {
+                Era::Legacy => client.clone().serve(transport).await,
+                Era::Modern => {
+                    let discover = ClientLifecycleMode::Discover {
+                        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                    };
+                    client
+                        .clone()
+                        .serve_with_lifecycle(transport, discover)
+                        .await
+                }
+            };
+            let session = session.map_err(|error| {
+                let refused = matches!(error, ClientInitializeError::JsonRpcError(_));
+                (refused, "initialize", error.to_string())
+            })?;
             // The startup timeout bounds the whole handshake; each page gets all of it.
-            let tools = tool_list::list_tools(&calls, &input, spec.startup_timeout)
+            let tools = tool_list::list_tools(&calls, &input, spec.startup_timeout, hop.as_deref())
                 .await
-                .map_err(|error| ("tools/list", error))?;
-            Ok::<_, (&'static str, String)>((session, tools))
+                .map_err(|error| (false, "tools/list", error))?;
+            Ok::<_, (bool, &'static str, String)>((session, tools))
         };
-        let outcome = tokio::time::timeout(spec.startup_timeout, handshake).await;
+        let left = spec.startup_timeout.saturating_sub(began.elapsed());
+        let outcome = tokio::time::timeout(left, handshake).await;
         let (session, tools) = match outcome {
             Ok(Ok(started)) => started,
-            Ok(Err((stage, cause))) => {
+            Ok(Err((refused, stage, cause))) => {
                 // A child that died mid-handshake is explained by its exit, not by which pipe
                 // operation happened to notice first.
-                let cause = match process.wait_ended(DEATH_REPORT_WAIT).await {
-                    Some(_) => "the server closed the connection".to_owned(),
-                    None => cause,
+                let died = process.wait_ended(DEATH_REPORT_WAIT).await.is_some();
+                let cause = match died {
+                    true => "the server closed the connection".to_owned(),
+                    false => cause,
                 };
                 let end = process.describe_end();
+                let retried = refused && era == Era::Legacy;
+                if retried {
+                    // Its exit is part of the plan, not news for the log.
+                    process.expect_end();
+                }
                 stop_in_background(process);
-                return Err(StartError::Protocol { stage, cause, end });
+                if retried {
+                    return Err(Attempt::Refused { cause, end });
+                }
+                return Err(Attempt::Failed(StartError::Protocol { stage, cause, end }));
             }
             Err(_) => {
                 let end = process.describe_end();
                 stop_in_background(process);
-                return Err(StartError::Timeout {
+                return Err(Attempt::Failed(StartError::Timeout {
                     limit: spec.startup_timeout,
                     end,
-                });
+                }));
             }
         };
         let startup = began.elapsed();
         catalog.replace(tools);
-        if let Some(level) = launch.agent.log_level() {
+        if era == Era::Legacy
+            && let Some(level) = launch.agent.log_level()
+        {
             set_log_level(session.peer(), level).await;
         }
         tracing::debug!(parent: &span, tools = catalog.tools().len(), startup_ms = startup.as_millis() as u64, "child ready");
         Ok(Child {
             peer: session.peer().clone(),
             session: tokio::sync::Mutex::new(Some(session)),
-            spec,
+            spec: spec.clone(),
             startup,
             process,
             input,
@@ -228,6 +326,7 @@ impl Child {
             in_flight: AtomicUsize::new(0),
             last_used_ms: AtomicU64::new(0),
             born: Instant::now(),
+            client,
         })
     }
 
@@ -297,15 +396,43 @@ impl Child {
         meta: &ForwardedMeta,
         task: Option<&RawValue>,
     ) -> Result<ToolResultJson, CallError> {
-        let Some(ticket) = self.calls.register(progress) else {
-            return Err(self.explain_death().await);
-        };
-        let request = tool_calls::request_line(ticket.id, name, arguments, meta, task)
-            .map_err(|error| CallError::Unencodable(error.to_string()))?;
-        let raw = self
-            .round_trip(ticket, request, Some(self.spec.call_timeout), cancel)
-            .await?;
-        ToolResultJson::check(raw).map_err(|raw| CallError::NotAToolResult(excerpt(raw.get())))
+        let mut retry = None;
+        for _ in 0..MAX_INPUT_ROUNDS {
+            let Some(ticket) = self.calls.register(progress.clone()) else {
+                return Err(self.explain_death().await);
+            };
+            let call = CallRequest {
+                name,
+                arguments,
+                meta,
+                task,
+                hop: self.client.hop.as_deref(),
+                retry: retry.as_ref(),
+            };
+            let request = tool_calls::request_line(ticket.id, call)
+                .map_err(|error| CallError::Unencodable(error.to_string()))?;
+            let raw = self
+                .round_trip(ticket, request, Some(self.spec.call_timeout), cancel)
+                .await?;
+            // A child on 2026-07-28 asks its client for input in the call's result; the call is
+            // sent again with the agent's answers.
+            let asked = match self.client.hop.as_ref().and_then(|_| input_required(&raw)) {
+                Some(asked) => asked,
+                None => {
+                    return ToolResultJson::check(raw)
+                        .map_err(|raw| CallError::NotAToolResult(excerpt(raw.get())));
+                }
+            };
+            let answered = self.client.answer(asked, cancel).await;
+            retry = Some(answered.map_err(|error| CallError::Unanswered {
+                message: error.message.into_owned(),
+            })?);
+        }
+        Err(CallError::Unanswered {
+            message: format!(
+                "the server asked for input {MAX_INPUT_ROUNDS} times in a row, the most toolshelf answers for one call"
+            ),
+        })
     }
 
     /// Sends request `method` with `params` past rmcp and returns the child's result as it came.
@@ -321,7 +448,8 @@ impl Child {
         let Some(ticket) = self.calls.register(None) else {
             return Err(self.explain_death().await);
         };
-        let request = tool_calls::direct_request_line(ticket.id, method, params)
+        let hop = self.client.hop.as_deref();
+        let request = tool_calls::direct_request_line(ticket.id, method, params, hop)
             .map_err(|error| CallError::Unencodable(error.to_string()))?;
         self.round_trip(ticket, request, limit, cancel).await
     }
@@ -413,6 +541,15 @@ fn stop_in_background(process: Process) {
     tokio::spawn(async move {
         process.stop().await;
     });
+}
+
+/// The child's `input_required` result, if `raw` is one.
+fn input_required(raw: &RawValue) -> Option<InputRequiredResult> {
+    // Most results are not: a look at the discriminator spares decoding them.
+    if !raw.get().contains("\"input_required\"") {
+        return None;
+    }
+    serde_json::from_str(raw.get()).ok()
 }
 
 /// The start of `text`, for an error message.

@@ -214,7 +214,7 @@ mod tests {
     use tokio::io::AsyncWriteExt;
 
     use super::*;
-    use crate::children::tool_calls::{ProgressTarget, request_line};
+    use crate::children::tool_calls::{CallRequest, ProgressTarget, request_line};
 
     #[tokio::test]
     async fn direct_answers_are_taken_out_and_the_rest_goes_to_rmcp() {
@@ -233,8 +233,16 @@ mod tests {
             token: rmcp::model::ProgressToken(NumberOrString::Number(1)),
         };
         let mut ticket = calls.register(Some(target)).expect("open");
-        let line =
-            request_line(ticket.id, "echo", None, &Default::default(), None).expect("encode");
+        let meta = Default::default();
+        let call = CallRequest {
+            name: "echo",
+            arguments: None,
+            meta: &meta,
+            task: None,
+            hop: None,
+            retry: None,
+        };
+        let line = request_line(ticket.id, call).expect("encode");
         let request: serde_json::Value = serde_json::from_slice(&line).expect("JSON");
         assert_eq!(
             request["params"]["_meta"]["progressToken"],

@@ -20,14 +20,20 @@ use rmcp::{
     model::{
         ClientConfig, ClientResult, CreateMessageRequest, CreateMessageRequestParams,
         CreateMessageResult, CustomNotification, ElicitRequest, ElicitRequestParams, ElicitResult,
-        Implementation, ListRootsRequest, ListRootsResult, LoggingMessageNotificationParam,
-        ServerRequest,
+        Implementation, InputRequest, InputRequiredResult, JsonObject, ListRootsRequest,
+        ListRootsResult, LoggingMessageNotificationParam, ServerRequest,
     },
     service::{NotificationContext, RequestContext},
 };
+
+use futures::future::join_all;
+use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use super::{tool_calls::ToolCalls, tool_list};
+use super::{
+    tool_calls::{Retry, ToolCalls},
+    tool_list,
+};
 use crate::{
     agent_link::{AgentLink, Relayed},
     agent_tasks,
@@ -51,6 +57,10 @@ pub(crate) struct ChildClient {
     pub agent: Arc<AgentLink>,
     /// "toolbox/server", for log messages and errors.
     pub origin: Arc<str>,
+    /// The `_meta` of toolshelf's requests to a child on 2026-07-28, which has no session: the
+    /// protocol version, toolshelf's identity and its capabilities. `None` for a child that
+    /// answered `initialize`.
+    pub hop: Option<Arc<JsonObject>>,
 }
 
 impl ChildClient {
@@ -60,13 +70,52 @@ impl ChildClient {
         &self,
         kind: Relayed,
         request: ServerRequest,
-        context: &RequestContext<RoleClient>,
+        cancel: &CancellationToken,
     ) -> Result<ClientResult, McpError> {
         let _paused = self.calls.pause_timeouts();
         self.agent
-            .relay(kind, request, &self.origin, &context.ct)
+            .relay(kind, request, &self.origin, cancel)
             .instrument(self.span.clone())
             .await
+    }
+
+    /// The agent's answers to what a child on 2026-07-28 asked in an `input_required` result
+    /// of a call, for the call's retry. Each request is relayed as if the child had sent it.
+    pub(crate) async fn answer(
+        &self,
+        asked: InputRequiredResult,
+        cancel: &CancellationToken,
+    ) -> Result<Retry, McpError> {
+        let requests = asked.input_requests.unwrap_or_default();
+        let answers = join_all(requests.into_iter().map(|(key, request)| async move {
+            let (kind, request) = match request {
+                InputRequest::CreateMessage(request) => (
+                    Relayed::Sampling,
+                    ServerRequest::CreateMessageRequest(request),
+                ),
+                InputRequest::Elicitation(request) => {
+                    (Relayed::Elicitation, ServerRequest::ElicitRequest(request))
+                }
+                InputRequest::ListRoots(request) => {
+                    (Relayed::Roots, ServerRequest::ListRootsRequest(request))
+                }
+                _ => {
+                    return Err(McpError::invalid_params(
+                        format!("input request '{key}' is of a kind toolshelf does not know"),
+                        None,
+                    ));
+                }
+            };
+            let answer = self.relay(kind, request, cancel).await?;
+            let answer = serde_json::to_value(answer)
+                .map_err(|error| McpError::internal_error(error.to_string(), None))?;
+            Ok((key, answer))
+        }))
+        .await;
+        Ok(Retry {
+            input_responses: answers.into_iter().collect::<Result<_, _>>()?,
+            request_state: asked.request_state,
+        })
     }
 }
 
@@ -90,7 +139,13 @@ impl ClientHandler for ChildClient {
             return;
         }
         let relist = async {
-            match tool_list::list_tools(&self.calls, &self.input, self.relist_timeout).await {
+            let listed = tool_list::list_tools(
+                &self.calls,
+                &self.input,
+                self.relist_timeout,
+                self.hop.as_deref(),
+            );
+            match listed.await {
                 Ok(tools) => {
                     tracing::debug!(tools = tools.len(), "tool list changed; catalog refreshed");
                     self.catalog.replace(tools);
@@ -110,7 +165,7 @@ impl ClientHandler for ChildClient {
         context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, McpError> {
         let request = ServerRequest::CreateMessageRequest(CreateMessageRequest::new(params));
-        match self.relay(Relayed::Sampling, request, &context).await? {
+        match self.relay(Relayed::Sampling, request, &context.ct).await? {
             ClientResult::CreateMessageResult(result) => Ok(*result),
             _ => Err(unexpected("sampling/createMessage")),
         }
@@ -122,7 +177,10 @@ impl ClientHandler for ChildClient {
         context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, McpError> {
         let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
-        match self.relay(Relayed::Elicitation, request, &context).await? {
+        match self
+            .relay(Relayed::Elicitation, request, &context.ct)
+            .await?
+        {
             ClientResult::ElicitResult(result) => Ok(result),
             _ => Err(unexpected("elicitation/create")),
         }
@@ -133,7 +191,7 @@ impl ClientHandler for ChildClient {
         context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, McpError> {
         let request = ServerRequest::ListRootsRequest(ListRootsRequest::default());
-        match self.relay(Relayed::Roots, request, &context).await? {
+        match self.relay(Relayed::Roots, request, &context.ct).await? {
             ClientResult::ListRootsResult(result) => Ok(result),
             _ => Err(unexpected("roots/list")),
         }

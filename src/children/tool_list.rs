@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use rmcp::model::Tool;
+use rmcp::model::{JsonObject, Tool};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
@@ -32,11 +32,13 @@ impl From<Tool> for ListedTool {
 /// The most pages one listing reads: a server that keeps returning a cursor is cut off.
 const MAX_PAGES: usize = 1000;
 
-/// Lists every tool of the child behind `input`, within `limit` for each page.
+/// Lists every tool of the child behind `input`, within `limit` for each page; `hop` is the
+/// requests' `_meta` for a child on 2026-07-28.
 pub(crate) async fn list_tools(
     calls: &ToolCalls,
     input: &LineWriter,
     limit: Duration,
+    hop: Option<&JsonObject>,
 ) -> Result<Vec<ListedTool>, String> {
     let mut tools = Vec::new();
     let mut cursor: Option<String> = None;
@@ -44,7 +46,8 @@ pub(crate) async fn list_tools(
         let Some(mut ticket) = calls.register(None) else {
             return Err("the connection to the server is closed".into());
         };
-        let line = request_line(ticket.id, cursor.as_deref()).map_err(|error| error.to_string())?;
+        let line =
+            request_line(ticket.id, cursor.as_deref(), hop).map_err(|error| error.to_string())?;
         input
             .send(line)
             .await
@@ -94,11 +97,15 @@ fn listed(raw: &RawValue) -> Result<ListedTool, String> {
     Ok(ListedTool { tool, execution })
 }
 
-fn request_line(id: i64, cursor: Option<&str>) -> std::io::Result<Vec<u8>> {
+fn request_line(
+    id: i64,
+    cursor: Option<&str>,
+    hop: Option<&JsonObject>,
+) -> std::io::Result<Vec<u8>> {
     #[derive(Serialize)]
     struct Params<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
         cursor: Option<&'a str>,
     }
-    direct_request_line(id, "tools/list", Params { cursor })
+    direct_request_line(id, "tools/list", Params { cursor }, hop)
 }

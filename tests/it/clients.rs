@@ -29,11 +29,15 @@ async fn fastmcp(scenario: &str, mode: &str) -> (Value, String) {
 /// written to, and the folder that holds it and the config.
 async fn run_fastmcp(scenario: &str, mode: &str) -> (Value, PathBuf, tempfile::TempDir) {
     let (dir, path) = write_config(&config(&[
-        // A child on an older revision than both agents' (the fixture speaks up to 2025-06-18).
+        // Children on one revision each: older than both agents' (2025-06-18), and only the
+        // newest (2026-07-28, no `initialize`).
         (
             "dev",
             "Development",
-            json!({ "fixture": fixture(&["--ask", "--protocol", "2025-06-18"]) }),
+            json!({
+                "fixture": fixture(&["--ask", "--protocol", "2025-06-18"]),
+                "modern": fixture(&["--ask", "--protocol", "2026-07-28"]),
+            }),
         ),
         (
             "demo",
@@ -302,6 +306,28 @@ async fn each_round_of_a_call_has_its_own_request_state() {
         "{seen}"
     );
     assert_eq!(status, "0");
+}
+
+/// A child that speaks only 2026-07-28 refuses `initialize`; toolshelf asks it with
+/// `server/discover` instead, sends each request with its own `_meta`, and answers the questions
+/// it asks in `input_required` results with the agent's answers: relayed as rounds to an agent
+/// on 2026-07-28, as requests to one on 2025-11-25 (fastmcp's legacy mode).
+#[tokio::test]
+async fn a_child_on_2026_07_28_only_is_started_and_asks_agents_of_both_eras() {
+    for mode in ["auto", "legacy"] {
+        let (seen, status) = fastmcp("modern", mode).await;
+        assert_eq!(seen["status"]["modern"], json!("ready"), "{mode}: {seen}");
+        let answered: Value =
+            serde_json::from_str(seen["answered"][0].as_str().unwrap_or_default())
+                .unwrap_or_default();
+        assert_eq!(answered["protocol"], json!("2026-07-28"), "{mode}: {seen}");
+        assert_eq!(
+            answered["answers"][1]["content"]["name"],
+            json!("Ada Lovelace"),
+            "{mode}: {seen}"
+        );
+        assert_eq!(status, "0", "{mode}");
+    }
 }
 
 /// server-everything's `simulate-research-query` requires tasks. The `mcp` SDK (2025-11-25) runs

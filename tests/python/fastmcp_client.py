@@ -9,8 +9,9 @@ Usage: fastmcp_client.py SCENARIO MODE -- COMMAND [ARGS...]
             server-everything's tools that ask the client for each, through use_tool; on
             2026-07-28 each question comes back as an input_required result), `rounds` (open
             toolbox `dev`, whose fixture speaks 2025-06-18, and drive its `ask` tool, which asks
-            twice, round by round and through fastmcp's own driver), or `leave` (connect and
-            leave without a request)
+            twice, round by round and through fastmcp's own driver), `modern` (open toolbox `dev`
+            and call `ask` of its server `modern`, a fixture that speaks only 2026-07-28 and
+            asks in input_required results), or `leave` (connect and leave without a request)
   MODE      fastmcp's connect mode: `auto` (its default: server/discover, 2026-07-28) or `legacy`
 Prints one JSON object with what the client saw; exits non-zero on any failure.
 """
@@ -132,7 +133,7 @@ async def main(scenario: str, mode: str, command: list[str]) -> dict:
         seen["logs"].append({"level": message.level, "logger": message.logger, "data": message.data})
 
     handlers: dict = {"log_handler": log}
-    if scenario in ("relay", "rounds"):
+    if scenario in ("relay", "rounds", "modern"):
         handlers |= {"sampling_handler": sampling, "elicitation_handler": elicitation, "roots": [ROOT]}
     async with Client(transport, mode=mode, **handlers) as client:
         seen["protocol"] = str(client.protocol_version)
@@ -143,6 +144,13 @@ async def main(scenario: str, mode: str, command: list[str]) -> dict:
             return seen
         if scenario == "rounds":
             await rounds(client, seen)
+            return seen
+        if scenario == "modern":
+            opened = await client.call_tool("open_toolbox", {"toolbox": "dev"})
+            seen["status"] = {s["name"]: s["status"] for s in opened.structured_content["servers"]}
+            asked = {"tool": {"toolbox": "dev", "server": "modern", "name": "ask"}, "arguments": {"times": 2}}
+            answered = await client.call_tool("use_tool", asked)
+            seen["answered"] = [block.text for block in answered.content]
             return seen
         if scenario == "task":
             await client.call_tool("open_toolbox", {"toolbox": "demo"})
