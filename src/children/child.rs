@@ -332,7 +332,10 @@ impl Child {
 
     /// The agent set a log level: the child gets it too, if it logs.
     pub(crate) async fn set_log_level(&self, level: LoggingLevel) {
-        set_log_level(&self.peer, level).await;
+        // A child on 2026-07-28 has no logging/setLevel (its level would go per request).
+        if self.client.hop.is_none() {
+            set_log_level(&self.peer, level).await;
+        }
     }
 
     /// The agent's roots changed: the child is told, if it was offered roots.
