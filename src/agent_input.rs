@@ -265,18 +265,17 @@ impl AgentInput {
             tokio::select! {
                 // What the child sent before its answer goes out before it.
                 biased;
-                Some(event) = round.events.recv() => match event {
-                    Event::Asked(asked) => {
-                        round.take(asked);
-                        while let Ok(event) = round.events.try_recv() {
-                            match event {
-                                Event::Asked(asked) => round.take(asked),
-                                Event::Log(message) => log(agent, message).await,
-                            }
+                // Whatever else is queued comes along: the requests go out in one round.
+                Some(first) = round.events.recv() => {
+                    let mut next = Some(first);
+                    while let Some(event) = next {
+                        match event {
+                            Event::Asked(asked) => round.take(asked),
+                            Event::Log(message) => log(agent, message).await,
                         }
+                        next = round.events.try_recv().ok();
                     }
-                    Event::Log(message) => log(agent, message).await,
-                },
+                }
                 answer = &mut round.call => return Outcome::Done(round.answered(answer)),
                 // The call sees the cancellation (the child is told) and answers as it does.
                 () = cancel.cancelled() => {
@@ -335,11 +334,8 @@ impl AgentInput {
         origin: &str,
         cancel: &CancellationToken,
     ) -> Result<ClientResult, String> {
-        let request = match request {
-            ServerRequest::CreateMessageRequest(request) => InputRequest::CreateMessage(request),
-            ServerRequest::ElicitRequest(request) => InputRequest::Elicitation(request),
-            ServerRequest::ListRootsRequest(request) => InputRequest::ListRoots(request),
-            _ => return Err("only sampling, elicitation and roots requests can be relayed".into()),
+        let Some(request) = Relayed::into_input(request) else {
+            return Err("only sampling, elicitation and roots requests can be relayed".into());
         };
         let (answer, answered) = oneshot::channel();
         let sent = {

@@ -19,7 +19,7 @@ use rmcp::{
     ErrorData as McpError, Peer, RoleServer,
     model::{
         ClientCapabilities, ClientResult, CreateMessageResult, CustomNotification, ElicitResult,
-        ErrorCode, ListRootsResult, LoggingLevel, LoggingMessageNotificationParam,
+        ErrorCode, InputRequest, ListRootsResult, LoggingLevel, LoggingMessageNotificationParam,
         ServerNotification, ServerRequest,
     },
     service::{PeerRequestOptions, ServiceError},
@@ -77,6 +77,33 @@ impl Relayed {
             Relayed::Elicitation => capabilities.elicitation.is_some(),
             Relayed::Roots => capabilities.roots.is_some(),
         }
+    }
+
+    /// A child's request as an input request of an `input_required` result (2026-07-28).
+    pub(crate) fn into_input(request: ServerRequest) -> Option<InputRequest> {
+        Some(match request {
+            ServerRequest::CreateMessageRequest(request) => InputRequest::CreateMessage(request),
+            ServerRequest::ElicitRequest(request) => InputRequest::Elicitation(request),
+            ServerRequest::ListRootsRequest(request) => InputRequest::ListRoots(request),
+            _ => return None,
+        })
+    }
+
+    /// An input request of a child's `input_required` result as the request it stands for.
+    pub(crate) fn from_input(request: InputRequest) -> Option<(Self, ServerRequest)> {
+        Some(match request {
+            InputRequest::CreateMessage(request) => (
+                Relayed::Sampling,
+                ServerRequest::CreateMessageRequest(request),
+            ),
+            InputRequest::Elicitation(request) => {
+                (Relayed::Elicitation, ServerRequest::ElicitRequest(request))
+            }
+            InputRequest::ListRoots(request) => {
+                (Relayed::Roots, ServerRequest::ListRootsRequest(request))
+            }
+            _ => return None,
+        })
     }
 
     /// The agent's answer, given as JSON (an input response), as the result it must be.

@@ -194,7 +194,7 @@ impl AgentTasks {
         let mut routes = self.routes();
         let (handle, route) = routes.by_handle.iter_mut().find(|(_, route)| {
             route.child_task == child_task
-                && origin == format!("{}/{}", route.toolbox, route.server)
+                && origin.split_once('/') == Some((&route.toolbox, &route.server))
         })?;
         if params
             .get("status")

@@ -102,7 +102,9 @@ pub(crate) enum CallError {
     TooLarge,
     #[error("the call was cancelled by the client")]
     Cancelled,
-    #[error("the server asked the client for input, which could not be given: {message}")]
+    #[error(
+        "the server asked the client for input, which could not be given: {message}; the MCP client must answer what the server asks (sampling, elicitation, roots), or the tool must be called so that it needs no input"
+    )]
     Unanswered { message: String },
     #[error("the server answered tools/call with something that is not a tool result: {0}")]
     NotAToolResult(String),
@@ -279,21 +281,18 @@ impl Child {
             Ok(Err((refused, stage, cause))) => {
                 // A child that died mid-handshake is explained by its exit, not by which pipe
                 // operation happened to notice first.
-                let died = process.wait_ended(DEATH_REPORT_WAIT).await.is_some();
-                let cause = match died {
-                    true => "the server closed the connection".to_owned(),
-                    false => cause,
+                let cause = match process.wait_ended(DEATH_REPORT_WAIT).await {
+                    Some(_) => "the server closed the connection".to_owned(),
+                    None => cause,
                 };
                 let end = process.describe_end();
-                let retried = refused && era == Era::Legacy;
-                if retried {
+                if refused && era == Era::Legacy {
                     // Its exit is part of the plan, not news for the log.
                     process.expect_end();
-                }
-                stop_in_background(process);
-                if retried {
+                    stop_in_background(process);
                     return Err(Attempt::Refused { cause, end });
                 }
+                stop_in_background(process);
                 return Err(Attempt::Failed(StartError::Protocol { stage, cause, end }));
             }
             Err(_) => {
@@ -433,7 +432,7 @@ impl Child {
         }
         Err(CallError::Unanswered {
             message: format!(
-                "the server asked for input {MAX_INPUT_ROUNDS} times in a row, the most toolshelf answers for one call"
+                "the server asked for input {MAX_INPUT_ROUNDS} times in a row, the most toolshelf answers for one call; call the tool again"
             ),
         })
     }

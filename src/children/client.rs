@@ -20,8 +20,8 @@ use rmcp::{
     model::{
         ClientConfig, ClientResult, CreateMessageRequest, CreateMessageRequestParams,
         CreateMessageResult, CustomNotification, ElicitRequest, ElicitRequestParams, ElicitResult,
-        Implementation, InputRequest, InputRequiredResult, JsonObject, ListRootsRequest,
-        ListRootsResult, LoggingMessageNotificationParam, ServerRequest,
+        Implementation, InputRequiredResult, JsonObject, ListRootsRequest, ListRootsResult,
+        LoggingMessageNotificationParam, ServerRequest,
     },
     service::{NotificationContext, RequestContext},
 };
@@ -88,23 +88,13 @@ impl ChildClient {
     ) -> Result<Retry, McpError> {
         let requests = asked.input_requests.unwrap_or_default();
         let answers = join_all(requests.into_iter().map(|(key, request)| async move {
-            let (kind, request) = match request {
-                InputRequest::CreateMessage(request) => (
-                    Relayed::Sampling,
-                    ServerRequest::CreateMessageRequest(request),
-                ),
-                InputRequest::Elicitation(request) => {
-                    (Relayed::Elicitation, ServerRequest::ElicitRequest(request))
-                }
-                InputRequest::ListRoots(request) => {
-                    (Relayed::Roots, ServerRequest::ListRootsRequest(request))
-                }
-                _ => {
-                    return Err(McpError::invalid_params(
-                        format!("input request '{key}' is of a kind toolshelf does not know"),
-                        None,
-                    ));
-                }
+            let Some((kind, request)) = Relayed::from_input(request) else {
+                return Err(McpError::invalid_params(
+                    format!(
+                        "input request '{key}' is of a kind toolshelf does not relay (it relays sampling, elicitation and roots)"
+                    ),
+                    None,
+                ));
             };
             let answer = self.relay(kind, request, cancel).await?;
             let answer = serde_json::to_value(answer)
