@@ -334,9 +334,7 @@ impl AgentInput {
         origin: &str,
         cancel: &CancellationToken,
     ) -> Result<ClientResult, String> {
-        let Some(request) = Relayed::into_input(request) else {
-            return Err("only sampling, elicitation and roots requests can be relayed".into());
-        };
+        let request = Relayed::into_input(request)?;
         let (answer, answered) = oneshot::channel();
         let sent = {
             let askers = locked(&self.shared.askers);

@@ -19,8 +19,8 @@ use rmcp::{
     ErrorData as McpError, Peer, RoleServer,
     model::{
         ClientCapabilities, ClientResult, CreateMessageResult, CustomNotification, ElicitResult,
-        ErrorCode, InputRequest, ListRootsResult, LoggingLevel, LoggingMessageNotificationParam,
-        ServerNotification, ServerRequest,
+        ErrorCode, GetMeta, InputRequest, ListRootsResult, LoggingLevel,
+        LoggingMessageNotificationParam, ServerNotification, ServerRequest,
     },
     service::{PeerRequestOptions, ServiceError},
 };
@@ -80,12 +80,12 @@ impl Relayed {
     }
 
     /// A child's request as an input request of an `input_required` result (2026-07-28).
-    pub(crate) fn into_input(request: ServerRequest) -> Option<InputRequest> {
-        Some(match request {
+    pub(crate) fn into_input(request: ServerRequest) -> Result<InputRequest, String> {
+        Ok(match request {
             ServerRequest::CreateMessageRequest(request) => InputRequest::CreateMessage(request),
             ServerRequest::ElicitRequest(request) => InputRequest::Elicitation(request),
             ServerRequest::ListRootsRequest(request) => InputRequest::ListRoots(request),
-            _ => return None,
+            _ => return Err("only sampling, elicitation and roots requests can be relayed".into()),
         })
     }
 
@@ -203,12 +203,14 @@ impl AgentLink {
     }
 
     /// Relays `request` from child `origin` ("toolbox/server") to the agent and returns its
-    /// answer. `cancel` is the child's cancellation of its request: the agent is told.
+    /// answer. `task` is the child's id of the task the request is part of, if it said so.
+    /// `cancel` is the child's cancellation of its request: the agent is told.
     pub(crate) async fn relay(
         &self,
         kind: Relayed,
-        request: ServerRequest,
+        mut request: ServerRequest,
         origin: &str,
+        task: Option<&str>,
         cancel: &CancellationToken,
     ) -> Result<ClientResult, McpError> {
         let refused = |why: String| {
@@ -218,18 +220,33 @@ impl AgentLink {
                 None,
             )
         };
+        let task = task.and_then(|task| self.tasks.related(origin, task));
+        let declared = self.capabilities().is_some_and(|c| kind.declared(&c));
         let Some(peer) = self.peer.get() else {
-            return self
-                .input
-                .ask(kind, request, origin, cancel)
-                .await
-                .map_err(refused);
+            return match task {
+                // A task's questions wait for the agent's tasks/get and tasks/update.
+                Some((_, questions)) if declared => {
+                    questions.ask(kind, request, cancel).await.map_err(refused)
+                }
+                _ => self
+                    .input
+                    .ask(kind, request, origin, cancel)
+                    .await
+                    .map_err(refused),
+            };
         };
-        if !self.capabilities().is_some_and(|c| kind.declared(&c)) {
+        if !declared {
             return Err(refused(format!(
                 "the MCP client connected to toolshelf did not declare the {} capability",
                 kind.capability()
             )));
+        }
+        if let Some((handle, _)) = task {
+            // The agent knows the task by toolshelf's handle, never by the child's id.
+            request.get_meta_mut().0.insert(
+                agent_tasks::RELATED_TASK.into(),
+                serde_json::json!({ "taskId": handle }),
+            );
         }
         let mut handle = peer
             .send_cancellable_request(request, PeerRequestOptions::no_options())
@@ -329,6 +346,7 @@ mod tests {
                 Relayed::Elicitation,
                 request,
                 "dev/fixture",
+                None,
                 &CancellationToken::new(),
             )
             .await

@@ -17,12 +17,16 @@ use std::{
 
 use indexmap::IndexMap;
 use rmcp::model::{
-    CreateTaskResult, DetailedTask, ErrorCode, ErrorData, Task, TaskPayload, TaskStatus,
+    CreateTaskResult, DetailedTask, ErrorCode, ErrorData, InputResponses, Task, TaskPayload,
+    TaskStatus,
 };
 use serde_json::{Value, value::RawValue};
 use tokio_util::sync::CancellationToken;
 
-use crate::children::{CallError, Child, TaskHold, ToolResultJson};
+use crate::{
+    children::{CallError, Child, TaskHold, ToolResultJson},
+    task_questions::{QUESTION_WAIT, TaskQuestions},
+};
 
 /// What toolshelf declares under `capabilities.tasks` to an agent on 2025-11-25: tasks for
 /// `tools/call` (a child that runs tools as tasks can be reached), listing and cancelling.
@@ -37,7 +41,7 @@ pub(crate) const USE_TOOL_EXECUTION: &str = r#"{"taskSupport":"optional"}"#;
 pub(crate) const STATUS_NOTIFICATION: &str = "notifications/tasks/status";
 
 /// The `_meta` key that ties a message to a task.
-const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+pub(crate) const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
 /// The most pages of a child's `tasks/list` read for one answer.
 const MAX_LIST_PAGES: usize = 100;
@@ -103,6 +107,8 @@ struct Route {
     hold: Option<Arc<TaskHold>>,
     /// The child may forget the task after its ttl; so does toolshelf.
     expires: Option<Instant>,
+    /// What the child asks during the task, for an agent on the tasks extension.
+    questions: Arc<TaskQuestions>,
 }
 
 /// The task-management requests an agent sends.
@@ -182,6 +188,7 @@ impl AgentTasks {
                 child_task: task.id,
                 hold: (!task.ended).then(|| Arc::new(child.hold())),
                 expires: task.ttl.map(|ttl| Instant::now() + ttl),
+                questions: Arc::default(),
             },
         );
         rewritten
@@ -192,10 +199,7 @@ impl AgentTasks {
     pub(crate) fn status(&self, origin: &str, params: &Value) -> Option<Value> {
         let child_task = params.get("taskId")?.as_str()?;
         let mut routes = self.routes();
-        let (handle, route) = routes.by_handle.iter_mut().find(|(_, route)| {
-            route.child_task == child_task
-                && origin.split_once('/') == Some((&route.toolbox, &route.server))
-        })?;
+        let (handle, route) = routes.of_child(origin, child_task)?;
         if params
             .get("status")
             .and_then(Value::as_str)
@@ -207,6 +211,18 @@ impl AgentTasks {
             (id == child_task).then(|| handle.clone())
         })?;
         serde_json::from_str(renamed.get()).ok()
+    }
+
+    /// The handle and the questions of the task `child_task` of child `origin`, if it is one
+    /// of this session's.
+    pub(crate) fn related(
+        &self,
+        origin: &str,
+        child_task: &str,
+    ) -> Option<(String, Arc<TaskQuestions>)> {
+        let mut routes = self.routes();
+        let (handle, route) = routes.of_child(origin, child_task)?;
+        Some((handle.clone(), route.questions.clone()))
     }
 
     /// Answers `tasks/get`, `tasks/result`, `tasks/cancel` or `tasks/list` of the agent.
@@ -261,9 +277,7 @@ impl AgentTasks {
     }
 
     /// `tasks/get` of the tasks extension (2026-07-28): the child's task (2025-11-25) with its
-    /// result or error once it ended. A child's `input_required` shows as `working`: its
-    /// questions reach an agent only through a session (2025-era relays), which a 2026-07-28
-    /// agent does not have, so the child was offered neither elicitation nor sampling.
+    /// result or error once it ended, or with its questions when it waits for input.
     pub(crate) async fn detailed(
         &self,
         handle: &str,
@@ -295,9 +309,50 @@ impl AgentTasks {
                 }
             }
             TaskStatus::Cancelled => TaskPayload::Cancelled,
+            TaskStatus::InputRequired => {
+                let questions = self.listen(handle)?;
+                let input_requests = questions.outstanding(QUESTION_WAIT).await;
+                if input_requests.is_empty() {
+                    // Asked but not arrived yet: the agent polls again.
+                    TaskPayload::Working
+                } else {
+                    TaskPayload::InputRequired { input_requests }
+                }
+            }
             _ => TaskPayload::Working,
         };
         Ok(DetailedTask::new(task, payload))
+    }
+
+    /// The questions of task `handle`, whose child waits for input: they come only to a
+    /// requestor waiting in `tasks/result`, so toolshelf waits there (once) for the agent.
+    fn listen(&self, handle: &str) -> Result<Arc<TaskQuestions>, ErrorData> {
+        let route = self.route(handle)?;
+        let questions = route.questions.clone();
+        let waited = Arc::downgrade(&questions);
+        questions.listen(move |stop| {
+            tokio::spawn(async move {
+                let params = serde_json::json!({ "taskId": route.child_task });
+                if let Err(error) = route.child.request("tasks/result", &params, None, &stop).await
+                {
+                    tracing::debug!(%error, "waiting in a task's tasks/result for its questions ended");
+                }
+                if let Some(questions) = waited.upgrade() {
+                    questions.waited();
+                }
+            });
+        });
+        Ok(questions)
+    }
+
+    /// `tasks/update` of the tasks extension: the agent's answers to the task's questions.
+    pub(crate) fn update(&self, handle: &str, answers: InputResponses) -> Result<(), ErrorData> {
+        self.route(handle)?
+            .questions
+            .answer(answers)
+            .map_err(|why| {
+                ErrorData::invalid_params(format!("tasks/update for task '{handle}': {why}"), None)
+            })
     }
 
     /// `tasks/cancel` of the tasks extension: the child's answer matters only as an error.
@@ -385,6 +440,14 @@ impl AgentTasks {
 }
 
 impl Routes {
+    /// The handle and route of the task `child_task` of child `origin` ("toolbox/server").
+    fn of_child(&mut self, origin: &str, child_task: &str) -> Option<(&String, &mut Route)> {
+        self.by_handle.iter_mut().find(|(_, route)| {
+            route.child_task == child_task
+                && origin.split_once('/') == Some((&route.toolbox, &route.server))
+        })
+    }
+
     /// Forgets tasks past their ttl.
     fn prune(&mut self) {
         let now = Instant::now();

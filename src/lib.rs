@@ -35,4 +35,5 @@ mod meta_tools;
 mod schema_check;
 pub mod server;
 mod suggest;
+mod task_questions;
 mod toolboxes;

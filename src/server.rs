@@ -15,7 +15,7 @@ use rmcp::{
         CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities,
         GetTaskParams, GetTaskResult, Implementation, InitializeRequestParams, InitializeResult,
         JsonObject, ListToolsResult, LoggingLevel, PaginatedRequestParams, ProtocolVersion,
-        ServerCapabilities, ServerConfig, SetLevelRequestParams,
+        ServerCapabilities, ServerConfig, SetLevelRequestParams, UpdateTaskParams,
     },
     service::{NotificationContext, RequestContext, ServerInitializeError},
 };
@@ -231,6 +231,17 @@ impl ServerHandler for Toolshelf {
             .tasks()
             .cancel(&request.task_id, &context.ct)
             .await
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.inner
+            .agent
+            .tasks()
+            .update(&request.task_id, request.input_responses)
     }
 
     async fn list_tools(

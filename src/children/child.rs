@@ -29,7 +29,7 @@ use tokio_util::sync::CancellationToken;
 use super::{
     Launch,
     child_transport::{CHILD_MESSAGE_LIMIT, ChildTransport},
-    client::ChildClient,
+    client::{ChildClient, Hop},
     process::{Process, SpawnError},
     tool_calls::{self, Answer, CallRequest, CallTicket, ProgressTarget, ToolCalls},
     tool_list,
@@ -242,7 +242,7 @@ impl Child {
                 info.client_info,
                 info.capabilities,
             );
-            client.hop = Some(Arc::new(meta.0.0));
+            client.hop = Some(Arc::new(Hop::new(meta, launch.agent.log_level())));
         }
         let transport = ChildTransport::new(
             pipes.stdout,
@@ -250,7 +250,7 @@ impl Child {
             calls.clone(),
             oversized.clone(),
         );
-        let hop = client.hop.clone();
+        let hop = client.hop();
         let handshake = async {
             let session = match era {
                 Era::Legacy => client.clone().serve(transport).await,
@@ -331,9 +331,10 @@ impl Child {
 
     /// The agent set a log level: the child gets it too, if it logs.
     pub(crate) async fn set_log_level(&self, level: LoggingLevel) {
-        // A child on 2026-07-28 has no logging/setLevel (its level would go per request).
-        if self.client.hop.is_none() {
-            set_log_level(&self.peer, level).await;
+        // A child on 2026-07-28 has no logging/setLevel: the level goes with each request.
+        match &self.client.hop {
+            Some(hop) => hop.set_log_level(level),
+            None => set_log_level(&self.peer, level).await,
         }
     }
 
@@ -388,7 +389,10 @@ impl Child {
     /// cancellation of its own request: the child is told at once. Progress the child sends for
     /// this call goes to `progress`, if the agent asked for it, and restarts the call's timer.
     /// `task` is the agent's request to run the call as a task (protocol 2025-11-25), passed on
-    /// as written; the child then answers with its task instead of the result.
+    /// as written; the child then answers with its task instead of the result. A child on
+    /// 2026-07-28 does not get it: that revision has no `task` param, and toolshelf does not
+    /// offer it the tasks extension, so it runs the call at once, as 2025-11-25 lets a receiver
+    /// answer a task-augmented request.
     pub(crate) async fn call(
         &self,
         name: &str,
@@ -403,12 +407,13 @@ impl Child {
             let Some(ticket) = self.calls.register(progress.clone()) else {
                 return Err(self.explain_death().await);
             };
+            let hop = self.client.hop();
             let call = CallRequest {
                 name,
                 arguments,
                 meta,
-                task,
-                hop: self.client.hop.as_deref(),
+                task: task.filter(|_| hop.is_none()),
+                hop: hop.as_deref(),
                 retry: retry.as_ref(),
             };
             let request = tool_calls::request_line(ticket.id, call)
@@ -450,8 +455,8 @@ impl Child {
         let Some(ticket) = self.calls.register(None) else {
             return Err(self.explain_death().await);
         };
-        let hop = self.client.hop.as_deref();
-        let request = tool_calls::direct_request_line(ticket.id, method, params, hop)
+        let hop = self.client.hop();
+        let request = tool_calls::direct_request_line(ticket.id, method, params, hop.as_deref())
             .map_err(|error| CallError::Unencodable(error.to_string()))?;
         self.round_trip(ticket, request, limit, cancel).await
     }

@@ -9,7 +9,7 @@
 
 use std::{
     sync::{
-        Arc,
+        Arc, RwLock,
         atomic::{AtomicBool, Ordering},
     },
     time::Duration,
@@ -21,7 +21,8 @@ use rmcp::{
         ClientConfig, ClientResult, CreateMessageRequest, CreateMessageRequestParams,
         CreateMessageResult, CustomNotification, ElicitRequest, ElicitRequestParams, ElicitResult,
         Implementation, InputRequiredResult, JsonObject, ListRootsRequest, ListRootsResult,
-        LoggingMessageNotificationParam, ServerRequest,
+        LoggingLevel, LoggingMessageNotificationParam, MetaObject, RequestMetaObject,
+        ServerRequest,
     },
     service::{NotificationContext, RequestContext},
 };
@@ -57,24 +58,63 @@ pub(crate) struct ChildClient {
     pub agent: Arc<AgentLink>,
     /// "toolbox/server", for log messages and errors.
     pub origin: Arc<str>,
-    /// The `_meta` of toolshelf's requests to a child on 2026-07-28, which has no session: the
-    /// protocol version, toolshelf's identity and its capabilities. `None` for a child that
-    /// answered `initialize`.
-    pub hop: Option<Arc<JsonObject>>,
+    /// The `_meta` of toolshelf's requests to a child on 2026-07-28, which has no session.
+    /// `None` for a child that answered `initialize`.
+    pub hop: Option<Arc<Hop>>,
+}
+
+/// MCP's `_meta` keys of toolshelf's requests to a child on 2026-07-28: the protocol version,
+/// toolshelf's identity and capabilities, and the agent's log level (the revision has no
+/// `logging/setLevel`: a level goes with each request).
+pub(crate) struct Hop(RwLock<Arc<JsonObject>>);
+
+impl Hop {
+    pub(crate) fn new(meta: RequestMetaObject, log_level: Option<LoggingLevel>) -> Self {
+        let hop = Self(RwLock::new(Arc::new(meta.0.0)));
+        if let Some(level) = log_level {
+            hop.set_log_level(level);
+        }
+        hop
+    }
+
+    /// The keys for the next request.
+    pub(crate) fn meta(&self) -> Arc<JsonObject> {
+        self.0
+            .read()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .clone()
+    }
+
+    pub(crate) fn set_log_level(&self, level: LoggingLevel) {
+        let mut meta = self.0.write().unwrap_or_else(|poison| poison.into_inner());
+        let mut changed = RequestMetaObject(MetaObject((**meta).clone()));
+        changed.set_log_level(level);
+        *meta = Arc::new(changed.0.0);
+    }
 }
 
 impl ChildClient {
+    /// The `_meta` of the next request to a child on 2026-07-28; `None` for other children.
+    pub(crate) fn hop(&self) -> Option<Arc<JsonObject>> {
+        self.hop.as_ref().map(|hop| hop.meta())
+    }
+
     /// Relays the child's `request` to the agent. The child's calls in flight do not time out
     /// while the agent (often a person) answers.
     async fn relay(
         &self,
         kind: Relayed,
         request: ServerRequest,
+        meta: Option<&RequestMetaObject>,
         cancel: &CancellationToken,
     ) -> Result<ClientResult, McpError> {
         let _paused = self.calls.pause_timeouts();
+        let task = meta
+            .and_then(|meta| meta.0.get(agent_tasks::RELATED_TASK))
+            .and_then(|related| related.get("taskId"))
+            .and_then(serde_json::Value::as_str);
         self.agent
-            .relay(kind, request, &self.origin, cancel)
+            .relay(kind, request, &self.origin, task, cancel)
             .instrument(self.span.clone())
             .await
     }
@@ -96,7 +136,7 @@ impl ChildClient {
                     None,
                 ));
             };
-            let answer = self.relay(kind, request, cancel).await?;
+            let answer = self.relay(kind, request, None, cancel).await?;
             let answer = serde_json::to_value(answer)
                 .map_err(|error| McpError::internal_error(error.to_string(), None))?;
             Ok((key, answer))
@@ -129,11 +169,12 @@ impl ClientHandler for ChildClient {
             return;
         }
         let relist = async {
+            let hop = self.hop();
             let listed = tool_list::list_tools(
                 &self.calls,
                 &self.input,
                 self.relist_timeout,
-                self.hop.as_deref(),
+                hop.as_deref(),
             );
             match listed.await {
                 Ok(tools) => {
@@ -155,7 +196,11 @@ impl ClientHandler for ChildClient {
         context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, McpError> {
         let request = ServerRequest::CreateMessageRequest(CreateMessageRequest::new(params));
-        match self.relay(Relayed::Sampling, request, &context.ct).await? {
+        let meta = Some(&context.meta);
+        match self
+            .relay(Relayed::Sampling, request, meta, &context.ct)
+            .await?
+        {
             ClientResult::CreateMessageResult(result) => Ok(*result),
             _ => Err(unexpected("sampling/createMessage")),
         }
@@ -168,7 +213,12 @@ impl ClientHandler for ChildClient {
     ) -> Result<ElicitResult, McpError> {
         let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
         match self
-            .relay(Relayed::Elicitation, request, &context.ct)
+            .relay(
+                Relayed::Elicitation,
+                request,
+                Some(&context.meta),
+                &context.ct,
+            )
             .await?
         {
             ClientResult::ElicitResult(result) => Ok(result),
@@ -181,7 +231,11 @@ impl ClientHandler for ChildClient {
         context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, McpError> {
         let request = ServerRequest::ListRootsRequest(ListRootsRequest::default());
-        match self.relay(Relayed::Roots, request, &context.ct).await? {
+        let meta = Some(&context.meta);
+        match self
+            .relay(Relayed::Roots, request, meta, &context.ct)
+            .await?
+        {
             ClientResult::ListRootsResult(result) => Ok(result),
             _ => Err(unexpected("roots/list")),
         }

@@ -96,6 +96,16 @@ async fn fastmcp_on_2026_07_28_discovers_opens_and_calls() {
     // fastmcp asks for log messages per request (`logLevel` debug in `_meta`): the child's
     // message sent during the call reaches it before the call's answer, tagged with its origin.
     assert_eq!(seen["logs_by_answer"], fixture_log_message(), "{seen}");
+    // A child on 2026-07-28 gets the agent's level with each request, and logs for it.
+    assert_eq!(
+        seen["modern_logs"],
+        json!([{
+            "level": "warning",
+            "logger": "dev/modern",
+            "data": "hello from the fixture log at warning"
+        }]),
+        "{seen}"
+    );
     assert_eq!(status, "0");
 }
 
@@ -123,6 +133,7 @@ async fn fastmcp_in_legacy_mode_initializes_opens_and_calls() {
     assert_eq!(seen["protocol"], json!("2025-11-25"), "{seen}");
     assert_eq!(seen["echo"], json!([r#"{"said":"hello"}"#]));
     assert_eq!(seen["logs"], fixture_log_message(), "{seen}");
+    assert_eq!(seen["modern_logs"], json!([]), "{seen}");
     assert_eq!(status, "0");
 }
 
@@ -219,6 +230,9 @@ async fn the_agent_answers_a_childs_sampling_elicitation_and_roots_and_gets_its_
 /// `simulate-research-query` (which requires tasks) through use_tool: toolshelf answers with a
 /// task of the extension, its handle in place of the child's id, and serves fastmcp's
 /// tasks/get (the result inline once done) and tasks/cancel from the child's 2025-11-25 tasks.
+/// An ambiguous query makes the child ask a question during its task: toolshelf waits in the
+/// child's tasks/result for it, shows it in tasks/get, and gives the child fastmcp's answer
+/// from tasks/update.
 #[tokio::test]
 async fn fastmcp_runs_a_task_through_use_tool_on_2026_07_28() {
     // Not its exit status: server-everything stays up for a while after its task was cancelled,
@@ -227,6 +241,13 @@ async fn fastmcp_runs_a_task_through_use_tool_on_2026_07_28() {
     assert_eq!(seen["protocol"], json!("2026-07-28"), "{seen}");
     let report = seen["report"][0].as_str().unwrap_or_default();
     assert!(report.starts_with("# Research Report: tides"), "{seen}");
+    let asked = seen["clarification_asked"].as_array().cloned();
+    assert_eq!(asked.map(|asked| asked.len()), Some(1), "{seen}");
+    let clarified = seen["clarified"][0].as_str().unwrap_or_default();
+    assert!(
+        clarified.starts_with("# Research Report: python (programming)"),
+        "the agent's answer to the task's question did not reach the child: {seen}"
+    );
     let handle = seen["task_id"].as_str().unwrap_or_default();
     assert!(
         handle.starts_with("ts-"),
@@ -381,6 +402,13 @@ async fn a_task_runs_to_completion_through_use_tool() {
     assert_eq!(
         seen["elicitation"].as_array().map(Vec::len),
         Some(1),
+        "{seen}"
+    );
+    // The question names its task by toolshelf's handle.
+    let asked_for = seen["elicitation_task"].as_str().unwrap_or_default();
+    assert!(asked_for.starts_with("ts-"), "{seen}");
+    assert_eq!(
+        seen["elicitation_task"], seen["ambiguous_task_id"],
         "{seen}"
     );
     let clarified = seen["clarified_report"].as_str().unwrap_or_default();

@@ -357,3 +357,29 @@ async fn a_child_that_asks_for_what_the_agent_did_not_declare_is_refused_at_once
         "{text}"
     );
 }
+
+/// An agent on 2025-11-25 asks for a task of a child that speaks only 2026-07-28: that revision
+/// has no `task` param and toolshelf offers it no tasks extension, so the child runs the call at
+/// once and the agent gets the result itself (2025-11-25 lets a receiver answer so).
+#[tokio::test]
+async fn a_task_asked_of_a_child_on_2026_07_28_is_answered_with_the_result() {
+    let config = config(&[(
+        "dev",
+        "Development",
+        json!({ "modern": fixture(&["--protocol", "2026-07-28"]) }),
+    )]);
+    let mut raw = crate::harness::RawClient::start_on(&config, "2025-11-25").await;
+    raw.open(1, "dev").await;
+    let call = json!({
+        "name": "use_tool",
+        "task": {"ttl": 60000},
+        "arguments": {"tool": {"toolbox": "dev", "server": "modern", "name": "echo"}, "arguments": {"a": 1}}
+    });
+    let (_, answer) = raw.request(2, "tools/call", call).await;
+    assert_eq!(
+        answer["result"]["content"],
+        json!([{"type": "text", "text": r#"{"a":1}"#}]),
+        "{answer}"
+    );
+    assert!(answer["result"].get("task").is_none(), "{answer}");
+}

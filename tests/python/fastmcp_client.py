@@ -4,7 +4,8 @@ Usage: fastmcp_client.py SCENARIO MODE -- COMMAND [ARGS...]
   SCENARIO  `session` (list tools, open toolbox `dev`, call the fixture's echo and log tools
             through use_tool; the log message is recorded),
             `task` (open toolbox `demo`, call server-everything's simulate-research-query, which
-            requires tasks, through use_tool: fastmcp-tasks drives the task to its result),
+            requires tasks, through use_tool: fastmcp-tasks drives the task to its result, and
+            answers the question an ambiguous query makes the child ask),
             `relay` (open toolbox `demo` with sampling, elicitation and roots handlers, and call
             server-everything's tools that ask the client for each, through use_tool; on
             2026-07-28 each question comes back as an input_required result), `rounds` (open
@@ -125,6 +126,16 @@ async def elicitation(message, response_type, params, context) -> dict:
     return {"name": "Ada Lovelace", "check": True}
 
 
+def clarification(seen: dict):
+    """Answers simulate-research-query's question (asked during its task) and records it."""
+
+    async def answer(message, response_type, params, context) -> dict:
+        seen["clarification_asked"].append(message)
+        return {"interpretation": "programming"}
+
+    return answer
+
+
 async def main(scenario: str, mode: str, command: list[str]) -> dict:
     transport = StdioTransport(command=command[0], args=command[1:], keep_alive=False)
     seen: dict = {"logs": []}
@@ -135,6 +146,9 @@ async def main(scenario: str, mode: str, command: list[str]) -> dict:
     handlers: dict = {"log_handler": log}
     if scenario in ("relay", "rounds", "modern"):
         handlers |= {"sampling_handler": sampling, "elicitation_handler": elicitation, "roots": [ROOT]}
+    if scenario == "task":
+        seen["clarification_asked"] = []
+        handlers["elicitation_handler"] = clarification(seen)
     async with Client(transport, mode=mode, **handlers) as client:
         seen["protocol"] = str(client.protocol_version)
         if scenario == "leave":
@@ -158,6 +172,11 @@ async def main(scenario: str, mode: str, command: list[str]) -> dict:
             # Transparently: fastmcp polls the task to its result.
             reported = await client.call_tool("use_tool", {"tool": tool, "arguments": {"topic": "tides"}})
             seen["report"] = [block.text for block in reported.content]
+            # The child asks a question during the task: fastmcp finds it in tasks/get and
+            # answers it with tasks/update.
+            ambiguous = {"topic": "python", "ambiguous": True}
+            clarified = await client.call_tool("use_tool", {"tool": tool, "arguments": ambiguous})
+            seen["clarified"] = [block.text for block in clarified.content]
             # Through the task's handle: its id, its status, and a cancellation.
             handle = await call_tool_task(client, "use_tool", {"tool": tool, "arguments": {"topic": "moon"}})
             seen["task_id"] = handle.task_id
@@ -184,6 +203,12 @@ async def main(scenario: str, mode: str, command: list[str]) -> dict:
             {"tool": {"toolbox": "dev", "server": "fixture", "name": "log"}, "arguments": {"level": "error"}},
         )
         seen["logs_by_answer"] = list(seen["logs"])
+        # A child on 2026-07-28 logs only for requests that carry a logLevel asking for it.
+        await client.call_tool(
+            "use_tool",
+            {"tool": {"toolbox": "dev", "server": "modern", "name": "log"}, "arguments": {"level": "warning"}},
+        )
+        seen["modern_logs"] = [entry for entry in seen["logs"] if entry["logger"] == "dev/modern"]
     return seen
 
 

@@ -33,6 +33,8 @@ async def main(toolbox: str, server: str, command: list[str]) -> dict:
 
     async def elicitation(context, params: types.ElicitRequestParams):
         seen["elicitation"].append(params.message)
+        meta = params.model_dump(by_alias=True, mode="json").get("_meta") or {}
+        seen["elicitation_task"] = (meta.get("io.modelcontextprotocol/related-task") or {}).get("taskId")
         return types.ElicitResult(action="accept", content={"interpretation": "programming"})
 
     parameters = StdioServerParameters(command=command[0], args=command[1:])
@@ -114,6 +116,7 @@ async def main(toolbox: str, server: str, command: list[str]) -> dict:
 
             # The child asks for a clarification while the agent waits for the result.
             ambiguous = await start({"topic": "python", "ambiguous": True})
+            seen["ambiguous_task_id"] = ambiguous
             clarified = await result(ambiguous)
             seen["clarified_report"] = "\n".join(block.text for block in clarified.content if block.type == "text")
 
