@@ -119,7 +119,7 @@ impl AgentCalls {
         self.spawn_answer(id, ticket, move |id, cancel| async move {
             let task = task.as_deref().map(TaskAsk::Given);
             let answer = shelf.use_tool(input, &cancel, meta, task).await;
-            agent_message::response_line(&id, |out| answer.encode_into(out, with_result_type))
+            answer.line(&id, with_result_type)
         });
         Some(Ok(()))
     }

@@ -634,9 +634,9 @@ fn json_string(text: &str) -> Box<RawValue> {
 /// The child's failure as the agent's error: the child's own JSON-RPC error as it came, or
 /// toolshelf's account of what went wrong on the way.
 fn failed(method: Method, handle: Option<&str>, route: &Route, error: CallError) -> ErrorData {
-    match error {
-        CallError::Protocol { code, message } => ErrorData::new(ErrorCode(code), message, None),
-        other => {
+    match error.into_child_error() {
+        Ok(error) => error,
+        Err(other) => {
             let task = handle.map_or_else(String::new, |handle| format!(" for task '{handle}'"));
             ErrorData::internal_error(
                 format!(

@@ -304,7 +304,7 @@ impl ServerHandler for Toolshelf {
                 {
                     return Ok(CallToolResponse::Task(created));
                 }
-                answer.into_result()
+                answer.into_result()?
             }
             other => {
                 return Err(McpError::invalid_params(

@@ -88,7 +88,11 @@ pub(crate) enum StartError {
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum CallError {
     #[error("{message} (JSON-RPC error {code})")]
-    Protocol { code: i32, message: String },
+    Protocol {
+        code: i32,
+        message: String,
+        data: Option<Box<RawValue>>,
+    },
     #[error(
         "no response within {limit:?} (callTimeout) after {elapsed:.1?} in all; the call was cancelled at the server"
     )]
@@ -116,6 +120,23 @@ pub(crate) enum CallError {
 }
 
 impl CallError {
+    /// The child's own JSON-RPC error as it wrote it (code, message, data); any other failure
+    /// back as it was.
+    pub(crate) fn into_child_error(self) -> Result<rmcp::model::ErrorData, Self> {
+        match self {
+            CallError::Protocol {
+                code,
+                message,
+                data,
+            } => {
+                let data = data.and_then(|data| serde_json::from_str(data.get()).ok());
+                let code = rmcp::model::ErrorCode(code);
+                Ok(rmcp::model::ErrorData::new(code, message, data))
+            }
+            other => Err(other),
+        }
+    }
+
     /// What kind of failure this is, for programs.
     pub(crate) fn kind(&self) -> DownstreamKind {
         match self {
@@ -480,7 +501,15 @@ impl Child {
             tokio::select! {
                 answer = &mut ticket.answer => return match answer {
                     Ok(Answer::Result(raw)) => Ok(raw),
-                    Ok(Answer::Error { code, message }) => Err(CallError::Protocol { code, message }),
+                    Ok(Answer::Error {
+                        code,
+                        message,
+                        data,
+                    }) => Err(CallError::Protocol {
+                        code,
+                        message,
+                        data,
+                    }),
                     Err(_) => Err(self.explain_death().await),
                 },
                 () = &mut timer, if limit.is_some() => {

@@ -58,6 +58,7 @@ struct Envelope<'a> {
 struct ErrorBody {
     code: i32,
     message: String,
+    data: Option<Box<RawValue>>,
 }
 
 /// The id of a direct call, if `id` is one.
@@ -96,18 +97,21 @@ impl<R: AsyncRead + Send + Unpin + 'static> ChildTransport<R> {
                         Ok(error) => Answer::Error {
                             code: error.code,
                             message: error.message,
+                            data: error.data,
                         },
                         Err(error) => Answer::Error {
                             code: -32603,
                             message: format!(
                                 "the server sent an error that cannot be read: {error}"
                             ),
+                            data: None,
                         },
                     },
                     _ => Answer::Error {
                         code: -32603,
                         message: "the server sent a response with neither a result nor an error"
                             .into(),
+                        data: None,
                     },
                 };
                 self.calls.answer(id, answer);

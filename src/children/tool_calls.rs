@@ -30,7 +30,12 @@ pub(crate) const FIRST_ID: i64 = 1 << 40;
 /// How a child answered a call.
 pub(crate) enum Answer {
     Result(Box<RawValue>),
-    Error { code: i32, message: String },
+    Error {
+        code: i32,
+        message: String,
+        /// The error's `data`, as written.
+        data: Option<Box<RawValue>>,
+    },
 }
 
 /// Where the agent wants progress for one call: its output and its token.

@@ -54,7 +54,7 @@ pub(crate) async fn list_tools(
             .map_err(|_| "the connection to the server is closed".to_owned())?;
         let page = match tokio::time::timeout(limit, &mut ticket.answer).await {
             Ok(Ok(Answer::Result(page))) => page,
-            Ok(Ok(Answer::Error { code, message })) => {
+            Ok(Ok(Answer::Error { code, message, .. })) => {
                 return Err(format!("{message} (JSON-RPC error {code})"));
             }
             Ok(Err(_)) => return Err("the connection to the server is closed".into()),

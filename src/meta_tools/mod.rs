@@ -7,11 +7,12 @@ mod use_tool;
 
 use std::sync::Arc;
 
-use rmcp::model::{CallToolResult, ContentBlock, JsonObject, ResultType, Tool};
+use rmcp::model::{CallToolResult, ContentBlock, ErrorData, JsonObject, ResultType, Tool};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::{
+    agent_message::{self, AgentId},
     agent_tasks::TaskRequest,
     call_meta::ForwardedMeta,
     children::{ProgressTarget, ToolResultJson},
@@ -21,8 +22,8 @@ use crate::{
     toolboxes::Toolboxes,
 };
 use open_toolbox::OpenToolboxArgs;
-use use_tool::UseToolArgs;
 pub(crate) use use_tool::UseToolInput;
+use use_tool::{UseToolArgs, UseToolFailure};
 
 pub(crate) const OPEN_TOOLBOX: &str = "open_toolbox";
 pub(crate) const USE_TOOL: &str = "use_tool";
@@ -113,23 +114,26 @@ impl MetaTools {
         );
         match answer.await {
             Ok(result) => UseToolAnswer::Forwarded(result),
-            Err(error) => UseToolAnswer::Failed(error.into_result()),
+            Err(UseToolFailure::Tool(error)) => UseToolAnswer::Failed(error.into_result()),
+            Err(UseToolFailure::Child(error)) => UseToolAnswer::Refused(error),
         }
     }
 }
 
-/// What `use_tool` answers: the child's result as the child encoded it, or toolshelf's own
-/// error result.
+/// What `use_tool` answers: the child's result as the child encoded it, toolshelf's own error
+/// result, or a child's JSON-RPC error that only the agent can act on (URL elicitation
+/// required), as the child wrote it.
 pub(crate) enum UseToolAnswer {
     Forwarded(ToolResultJson),
     Failed(CallToolResult),
+    Refused(ErrorData),
 }
 
 impl UseToolAnswer {
-    /// The result as a typed value, for rmcp's request path (the direct path writes the child's
-    /// bytes instead: `encode_into`).
-    pub(crate) fn into_result(self) -> CallToolResult {
-        match self {
+    /// The answer as a typed value, for rmcp's request path (the direct path writes the
+    /// child's bytes instead: `line`).
+    pub(crate) fn into_result(self) -> Result<CallToolResult, ErrorData> {
+        Ok(match self {
             UseToolAnswer::Forwarded(result) => {
                 match serde_json::from_str::<CallToolResult>(result.json()) {
                     Ok(mut result) => {
@@ -143,22 +147,22 @@ impl UseToolAnswer {
                 }
             }
             UseToolAnswer::Failed(result) => result,
-        }
+            UseToolAnswer::Refused(error) => return Err(error),
+        })
     }
 
-    /// Appends the result's JSON to `out`; with `resultType` only if `with_result_type` (the
-    /// agent's session is on protocol 2026-07-28 or later).
-    pub(crate) fn encode_into(
-        self,
-        out: &mut Vec<u8>,
-        with_result_type: bool,
-    ) -> serde_json::Result<()> {
+    /// The answer line to request `id`; the result with `resultType` only if
+    /// `with_result_type` (the agent's session is on protocol 2026-07-28 or later).
+    pub(crate) fn line(self, id: &AgentId, with_result_type: bool) -> serde_json::Result<Vec<u8>> {
         match self {
-            UseToolAnswer::Forwarded(result) => result.encode_into(out, with_result_type),
+            UseToolAnswer::Forwarded(result) => {
+                agent_message::response_line(id, |out| result.encode_into(out, with_result_type))
+            }
             UseToolAnswer::Failed(mut result) => {
                 result.result_type = with_result_type.then_some(ResultType::COMPLETE);
-                serde_json::to_writer(out, &result)
+                agent_message::response_line(id, |out| serde_json::to_writer(out, &result))
             }
+            UseToolAnswer::Refused(error) => agent_message::error_data_line(Some(id), &error),
         }
     }
 }

@@ -3,7 +3,7 @@
 //! server, tool) and forwarded; the child's result comes back unchanged.
 
 use indexmap::IndexMap;
-use rmcp::model::JsonObject;
+use rmcp::model::{ErrorData, JsonObject};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, value::RawValue};
@@ -122,6 +122,24 @@ pub(crate) struct ToolId {
 /// How many times a call retries when the child it took was retired (idle) under it.
 const RETRIES: usize = 3;
 
+/// A child's JSON-RPC error that asks the client to send its user to a URL first (2025-11-25,
+/// URL-mode elicitation); its `data` holds the elicitations.
+const URL_ELICITATION_REQUIRED: i32 = -32042;
+
+/// Why `use_tool` gives no result.
+pub(crate) enum UseToolFailure {
+    /// toolshelf's own error (seed 003's texts).
+    Tool(ToolError),
+    /// A child's JSON-RPC error that only the agent can act on, passed on as the child wrote it.
+    Child(ErrorData),
+}
+
+impl From<ToolError> for UseToolFailure {
+    fn from(error: ToolError) -> Self {
+        Self::Tool(error)
+    }
+}
+
 pub(crate) async fn use_tool(
     check: &SchemaCheck<UseToolArgs>,
     toolboxes: &Toolboxes,
@@ -130,7 +148,7 @@ pub(crate) async fn use_tool(
     progress: Option<ProgressTarget>,
     meta: &ForwardedMeta,
     task: Option<TaskRequest<'_>>,
-) -> Result<ToolResultJson, ToolError> {
+) -> Result<ToolResultJson, UseToolFailure> {
     let checked = input
         .checked
         .map_err(|violation| ToolError::InvalidUseTool(vec![violation]))?;
@@ -142,21 +160,21 @@ pub(crate) async fn use_tool(
         name,
     } = tool;
     let Some(boxed) = toolboxes.get(&toolbox) else {
-        return Err(ToolError::ToolboxUnknown {
+        return Err(UseToolFailure::Tool(ToolError::ToolboxUnknown {
             context: Context::UseTool,
             known: toolboxes.names().map(str::to_owned).collect(),
             toolbox,
-        });
+        }));
     };
     if !boxed.is_open() {
-        return Err(ToolError::ToolboxNotOpen { toolbox });
+        return Err(UseToolFailure::Tool(ToolError::ToolboxNotOpen { toolbox }));
     }
     let Some(slot) = boxed.server(&server) else {
-        return Err(ToolError::ServerUnknown {
+        return Err(UseToolFailure::Tool(ToolError::ServerUnknown {
             known: boxed.servers.iter().map(|s| s.spec.name.clone()).collect(),
             toolbox,
             server,
-        });
+        }));
     };
     let downstream = |kind: DownstreamKind, error: String| ToolError::Downstream {
         toolbox: toolbox.clone(),
@@ -174,12 +192,12 @@ pub(crate) async fn use_tool(
             )
         })?;
         let Some(canonical) = slot.catalog.resolve(&name) else {
-            return Err(ToolError::ToolUnknown {
+            return Err(UseToolFailure::Tool(ToolError::ToolUnknown {
                 known: slot.catalog.names(),
                 toolbox,
                 server,
                 name,
-            });
+            }));
         };
         let _in_flight = child.begin_call();
         if !slot.is_current(&child) {
@@ -204,16 +222,27 @@ pub(crate) async fn use_tool(
                     None => result,
                 };
                 message_size::check(result)
-                    .map_err(|error| downstream(DownstreamKind::ResultTooLarge, error))
+                    .map_err(|error| downstream(DownstreamKind::ResultTooLarge, error).into())
             }
             Err(error) => {
                 tracing::warn!(toolbox = %toolbox, server = %server, tool = %canonical, called_as = %name, error = %error, "call failed");
-                Err(downstream(error.kind(), error.to_string()))
+                match error.into_child_error() {
+                    Ok(error) if error.code.0 == URL_ELICITATION_REQUIRED => {
+                        Err(UseToolFailure::Child(error))
+                    }
+                    Ok(error) => Err(downstream(
+                        DownstreamKind::ChildError,
+                        format!("{} (JSON-RPC error {})", error.message, error.code.0),
+                    )
+                    .into()),
+                    Err(error) => Err(downstream(error.kind(), error.to_string()).into()),
+                }
             }
         };
     }
     Err(downstream(
         DownstreamKind::ServerUnavailable,
         "the server kept stopping before the call could be sent; try again".into(),
-    ))
+    )
+    .into())
 }

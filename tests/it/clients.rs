@@ -188,8 +188,8 @@ fn demo_everything(spec: Value) -> (tempfile::TempDir, Vec<OsString>) {
     (dir, args)
 }
 
-/// server-everything asks its client for a sampled message, for input, for its roots, and sends
-/// log messages; through toolshelf, the agent (the `mcp` SDK's session, with its callbacks)
+/// server-everything asks its client for a sampled message, for input (form and URL mode), for
+/// its roots, and sends log messages; through toolshelf, the agent (the `mcp` SDK's session, with its callbacks)
 /// answers and receives each one. The tools that need those capabilities exist only because
 /// toolshelf declared the agent's capabilities to the child. The agent's answer takes longer than
 /// the child's `callTimeout`, which does not run while the agent answers.
@@ -202,7 +202,12 @@ async fn the_agent_answers_a_childs_sampling_elicitation_and_roots_and_gets_its_
     let seen = python_client("mcp_client.py", args).await;
     assert_eq!(seen["protocol"], json!("2025-11-25"), "{seen}");
     assert_eq!(seen["logging_capability"], json!(true));
-    assert_eq!(seen["conditional_tools"], asking_tools());
+    // The SDK declares URL-mode elicitation too.
+    let mut asking = asking_tools();
+    if let Some(names) = asking.as_array_mut() {
+        names.push(json!("trigger-url-elicitation"));
+    }
+    assert_eq!(seen["conditional_tools"], asking);
     let text = |key: &str| seen[key].as_str().unwrap_or_default().to_owned();
     assert_eq!(
         seen["sampling"],
@@ -210,8 +215,27 @@ async fn the_agent_answers_a_childs_sampling_elicitation_and_roots_and_gets_its_
     );
     assert!(text("sampled").contains("sampled by the agent"), "{seen}");
     assert!(text("sampled").contains("agent-model"), "{seen}");
-    assert_eq!(seen["elicitation"].as_array().map(Vec::len), Some(1));
     assert!(text("elicited").contains("Ada Lovelace"), "{seen}");
+    // URL mode: the child's request reaches the agent as written, and the agent's answer the
+    // child; the child's "URL elicitation required" error (-32042) reaches the agent as the
+    // JSON-RPC error it is, its elicitations intact, for the agent to act on.
+    assert_eq!(seen["elicitation"].as_array().map(Vec::len), Some(2));
+    assert_eq!(
+        seen["url_elicitation"],
+        json!({"url": "https://example.com/consent", "id": "consent-1"})
+    );
+    assert!(
+        text("url_elicited").contains("completed the URL elicitation"),
+        "{seen}"
+    );
+    assert_eq!(seen["url_error_path"]["code"], json!(-32042), "{seen}");
+    let required = &seen["url_error_path"]["data"]["elicitations"][0];
+    assert_eq!(required["mode"], json!("url"), "{seen}");
+    assert_eq!(
+        required["url"],
+        json!("https://modelcontextprotocol.io"),
+        "{seen}"
+    );
     assert!(seen["roots_asked"].as_u64() >= Some(1), "{seen}");
     assert!(text("roots").contains("file:///tmp/agent-root"), "{seen}");
     assert!(

@@ -10,7 +10,7 @@ import asyncio
 import json
 import sys
 
-from mcp import ClientSession, StdioServerParameters, types
+from mcp import ClientSession, MCPError, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
 ROOT = "file:///tmp/agent-root"
@@ -36,6 +36,9 @@ async def main(toolbox: str, server: str, command: list[str]) -> dict:
 
     async def elicitation(context, params: types.ElicitRequestParams):
         seen["elicitation"].append(params.message)
+        if params.mode == "url":
+            seen["url_elicitation"] = {"url": params.url, "id": params.elicitation_id}
+            return types.ElicitResult(action="accept")
         return types.ElicitResult(action="accept", content={"name": "Ada Lovelace", "check": True})
 
     async def roots(context):
@@ -62,7 +65,12 @@ async def main(toolbox: str, server: str, command: list[str]) -> dict:
 
             # server-everything registers the tools that need the client's capabilities once
             # its session is initialized, then says its list changed: open until they show.
-            wanted = {"trigger-sampling-request", "trigger-elicitation-request", "get-roots-list"}
+            wanted = {
+                "trigger-sampling-request",
+                "trigger-elicitation-request",
+                "trigger-url-elicitation",
+                "get-roots-list",
+            }
             for _ in range(100):
                 opened = await session.call_tool("open_toolbox", {"toolbox": toolbox})
                 servers = opened.structured_content["servers"]
@@ -81,6 +89,14 @@ async def main(toolbox: str, server: str, command: list[str]) -> dict:
 
             seen["sampled"] = await use("trigger-sampling-request", {"prompt": "hello", "maxTokens": 5})
             seen["elicited"] = await use("trigger-elicitation-request", {})
+            # URL mode: the request path (elicitation/create with a URL) and the error path (the
+            # child's -32042 error names the URL the user must open first).
+            url = {"url": "https://example.com/consent", "elicitationId": "consent-1"}
+            seen["url_elicited"] = await use("trigger-url-elicitation", url)
+            try:
+                seen["url_error_path"] = await use("trigger-url-elicitation", url | {"errorPath": True})
+            except MCPError as error:
+                seen["url_error_path"] = {"code": error.error.code, "data": error.error.data}
             seen["roots"] = await use("get-roots-list", {})
             # The agent's roots change: the child hears of it, asks again, and sees the new root.
             agent_roots.append(types.Root(uri=LATER_ROOT, name="later root"))
