@@ -33,7 +33,7 @@ use rmcp::{
     model::{
         ClientCapabilities, ClientResult, ErrorData as McpError, InputRequest, InputRequests,
         InputRequiredResult, InputResponses, LoggingLevel, LoggingMessageNotificationParam,
-        RequestStateCodec, SealOptions, ServerRequest,
+        ProgressToken, RequestStateCodec, SealOptions, ServerRequest,
     },
 };
 use serde::{Deserialize, Serialize};
@@ -43,6 +43,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::{
     agent_link::{Relayed, severity},
+    children::CurrentToken,
     error::{DownstreamKind, ToolError},
     meta_tools::UseToolAnswer,
 };
@@ -123,6 +124,8 @@ pub(crate) struct Round {
     asked: u64,
     /// How many times the call was parked: a state opens only the parking it was sealed for.
     parkings: u64,
+    /// The progress token of the agent's request the round belongs to.
+    progress: CurrentToken,
     shared: Weak<Shared>,
 }
 
@@ -183,6 +186,7 @@ impl AgentInput {
         tool: ToolName,
         capabilities: ClientCapabilities,
         log_level: Option<LoggingLevel>,
+        progress: CurrentToken,
         call: impl FnOnce(CancellationToken) -> F,
     ) -> Round
     where
@@ -208,6 +212,7 @@ impl AgentInput {
             parkings: 0,
             shared: Arc::downgrade(&self.shared),
             tool,
+            progress,
         }
     }
 
@@ -217,6 +222,7 @@ impl AgentInput {
         state: &str,
         tool: &ToolName,
         answers: Option<InputResponses>,
+        progress: Option<ProgressToken>,
     ) -> Result<Round, McpError> {
         let opened = self
             .codec
@@ -239,6 +245,8 @@ impl AgentInput {
                 None,
             ));
         };
+        // Set before the answers go: what the child reports after them belongs to this request.
+        round.progress.set(progress);
         for (key, answer) in answers.unwrap_or_default() {
             if let Some(asked) = round.pending.remove(&key) {
                 let _ = asked.answer.send(answer);
@@ -299,6 +307,7 @@ impl AgentInput {
             .associated_data(tool.as_bytes())
             .ttl(ANSWER_WAIT);
         round.parkings += 1;
+        round.progress.set(None);
         let (serial, parking) = (round.serial, round.parkings);
         let state = self
             .codec

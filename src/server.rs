@@ -30,7 +30,7 @@ use crate::{
     agent_tasks::{self, TaskAsk, TaskRequest},
     agent_transport::AgentTransport,
     call_meta::CallMeta,
-    children::ProgressTarget,
+    children::{CurrentToken, ProgressTarget},
     config::Config,
     json_lines::LineWriter,
     meta_tools::{MetaTools, OPEN_TOOLBOX, USE_TOOL, UseToolAnswer, UseToolInput},
@@ -95,8 +95,24 @@ impl Toolshelf {
         meta: CallMeta,
         task: Option<TaskAsk<'_>>,
     ) -> UseToolAnswer {
+        let token = meta
+            .progress
+            .clone()
+            .map(|token| CurrentToken::new(Some(token)));
+        self.use_tool_with(input, cancel, meta, task, token).await
+    }
+
+    /// `use_tool` with the call's progress going under `token`, which may change while it runs.
+    async fn use_tool_with(
+        &self,
+        input: UseToolInput,
+        cancel: &CancellationToken,
+        meta: CallMeta,
+        task: Option<TaskAsk<'_>>,
+        token: Option<CurrentToken>,
+    ) -> UseToolAnswer {
         let inner = &self.inner;
-        let progress = meta.progress.map(|token| ProgressTarget {
+        let progress = token.map(|token| ProgressTarget {
             out: inner.out.clone(),
             token,
         });
@@ -137,14 +153,26 @@ impl Toolshelf {
         }
         let arguments = request.arguments.unwrap_or_default();
         let tool = named_tool(&arguments);
+        // Each round is a request of its own, with its own progress token.
+        let progress = meta.progress.clone();
         let round = match request.request_state {
-            Some(state) => input.resume(&state, &tool, request.input_responses)?,
+            Some(state) => input.resume(&state, &tool, request.input_responses, progress)?,
             None => {
                 let shelf = self.clone();
                 let arguments = UseToolInput::from_object(arguments);
-                input.begin(tool, capabilities, log_level, move |stop| async move {
-                    shelf.use_tool(arguments, &stop, meta, ask).await
-                })
+                let token = CurrentToken::new(progress);
+                let call_token = token.clone();
+                input.begin(
+                    tool,
+                    capabilities,
+                    log_level,
+                    token,
+                    move |stop| async move {
+                        shelf
+                            .use_tool_with(arguments, &stop, meta, ask, Some(call_token))
+                            .await
+                    },
+                )
             }
         };
         Ok(input.wait(round, &context.peer, &context.ct).await)

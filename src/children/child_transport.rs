@@ -218,7 +218,7 @@ mod tests {
     use tokio::io::AsyncWriteExt;
 
     use super::*;
-    use crate::children::tool_calls::{CallRequest, ProgressTarget, request_line};
+    use crate::children::tool_calls::{CallRequest, CurrentToken, ProgressTarget, request_line};
 
     #[tokio::test]
     async fn direct_answers_are_taken_out_and_the_rest_goes_to_rmcp() {
@@ -234,7 +234,7 @@ mod tests {
         );
         let target = ProgressTarget {
             out: LineWriter::spawn(agent_out),
-            token: rmcp::model::ProgressToken(NumberOrString::Number(1)),
+            token: CurrentToken::new(Some(rmcp::model::ProgressToken(NumberOrString::Number(1)))),
         };
         let mut ticket = calls.register(Some(target)).expect("open");
         let meta = Default::default();

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 pub(crate) use child::{CallError, Child, TaskHold};
 pub(crate) use registry::ProcessRegistry;
-pub(crate) use tool_calls::ProgressTarget;
+pub(crate) use tool_calls::{CurrentToken, ProgressTarget};
 pub(crate) use tool_list::ListedTool;
 pub(crate) use tool_result::ToolResultJson;
 

@@ -42,7 +42,30 @@ pub(crate) enum Answer {
 #[derive(Clone)]
 pub(crate) struct ProgressTarget {
     pub out: LineWriter,
-    pub token: ProgressToken,
+    pub token: CurrentToken,
+}
+
+/// The agent's progress token for a call. A call in input rounds (2026-07-28) is a new request
+/// of the agent each round, with a token of its own, and has none while it waits for the
+/// agent's retry: progress then has no request to go with and is dropped.
+#[derive(Clone)]
+pub(crate) struct CurrentToken(Arc<Mutex<Option<ProgressToken>>>);
+
+impl CurrentToken {
+    pub(crate) fn new(token: Option<ProgressToken>) -> Self {
+        Self(Arc::new(Mutex::new(token)))
+    }
+
+    pub(crate) fn set(&self, token: Option<ProgressToken>) {
+        *self.0.lock().unwrap_or_else(|poison| poison.into_inner()) = token;
+    }
+
+    fn get(&self) -> Option<ProgressToken> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .clone()
+    }
 }
 
 struct Waiting {
@@ -177,8 +200,11 @@ impl ToolCalls {
         if progress <= call.last_progress {
             return Some(());
         }
+        let Some(token) = target.token.get() else {
+            return Some(()); // between rounds: no request of the agent to go with
+        };
         call.last_progress = progress;
-        let line = progress_line(&target.token, params)?;
+        let line = progress_line(&token, params)?;
         if !target.out.try_send(line) {
             tracing::debug!("progress dropped: the client's output is full or closed");
         }
@@ -386,7 +412,9 @@ mod tests {
         let calls = ToolCalls::default();
         let target = ProgressTarget {
             out: out.clone(),
-            token: ProgressToken(rmcp::model::NumberOrString::String("agent-1".into())),
+            token: CurrentToken::new(Some(ProgressToken(rmcp::model::NumberOrString::String(
+                "agent-1".into(),
+            )))),
         };
         let ticket = calls.register(Some(target)).expect("open");
         let progress = |text: &str| {

@@ -344,6 +344,13 @@ async fn each_round_of_a_call_has_its_own_request_state() {
             {"action": "accept", "content": {"answer": "two"}}
         ])
     );
+    // What the child reports after an answer reaches the request that carried the answer (the
+    // stale retry was refused and got nothing), never a request that has been answered.
+    assert_eq!(
+        seen["round_progress"],
+        json!([[], ["answered 1"], [], ["answered 2"]]),
+        "{seen}"
+    );
     let driven = answer(&seen["driven"]);
     assert_eq!(
         driven["answers"][1]["content"]["name"],

@@ -94,10 +94,25 @@ async def rounds(client: Client, seen: dict) -> None:
     ask = {"tool": {"toolbox": "dev", "server": "fixture", "name": "ask"}, "arguments": {"times": 2}}
     session = client.session
 
+    progress: list = []
+
     async def call(answers=None, state=None):
+        # Each request has its own progress callback: a round's progress must reach the request
+        # of that round.
+        round_number = len(progress)
+        progress.append([])
+
+        async def reported(value, total, message):
+            progress[round_number].append(message)
+
         try:
             result = await session.call_tool(
-                "use_tool", ask, input_responses=answers, request_state=state, allow_input_required=True
+                "use_tool",
+                ask,
+                input_responses=answers,
+                request_state=state,
+                allow_input_required=True,
+                progress_callback=reported,
             )
         except MCPError as error:
             return {"code": error.error.code, "message": error.error.message}
@@ -113,6 +128,7 @@ async def rounds(client: Client, seen: dict) -> None:
     stale = await call({"i2": {"action": "accept", "content": {"answer": "two"}}}, first["state"])
     done = await call({"i2": {"action": "accept", "content": {"answer": "two"}}}, second["state"])
     seen["rounds"] = {"first": first["asked"], "second": second["asked"], "stale": stale, "done": done["text"]}
+    seen["round_progress"] = progress
     # fastmcp's own driver answers both through the elicitation handler.
     driven = await client.call_tool("use_tool", ask)
     seen["driven"] = [block.text for block in driven.content]
