@@ -329,18 +329,15 @@ impl AgentTasks {
     fn listen(&self, handle: &str) -> Result<Arc<TaskQuestions>, ErrorData> {
         let route = self.route(handle)?;
         let questions = route.questions.clone();
-        let waited = Arc::downgrade(&questions);
-        questions.listen(move |stop| {
-            tokio::spawn(async move {
-                let params = serde_json::json!({ "taskId": route.child_task });
-                if let Err(error) = route.child.request("tasks/result", &params, None, &stop).await
-                {
-                    tracing::debug!(%error, "waiting in a task's tasks/result for its questions ended");
-                }
-                if let Some(questions) = waited.upgrade() {
-                    questions.waited();
-                }
-            });
+        questions.listen(move |stop| async move {
+            let params = serde_json::json!({ "taskId": route.child_task });
+            if let Err(error) = route
+                .child
+                .request("tasks/result", &params, None, &stop)
+                .await
+            {
+                tracing::debug!(%error, "waiting in a task's tasks/result for its questions ended");
+            }
         });
         Ok(questions)
     }

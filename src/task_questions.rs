@@ -10,7 +10,8 @@
 
 use std::{
     collections::BTreeMap,
-    sync::{Mutex, MutexGuard},
+    future::Future,
+    sync::{Arc, Mutex, MutexGuard},
     time::Duration,
 };
 
@@ -54,25 +55,31 @@ impl TaskQuestions {
             .unwrap_or_else(|poison| poison.into_inner())
     }
 
-    /// Starts `wait` (toolshelf's `tasks/result` to the child) unless one runs; it gets the
-    /// token that stops it and must call `waited` when it ends.
-    pub(crate) fn listen(&self, wait: impl FnOnce(CancellationToken)) {
-        let mut state = self.state();
-        if state.listening.is_some() {
-            return;
-        }
+    /// Runs `wait` (toolshelf's `tasks/result` to the child, stopped by the token it gets)
+    /// unless one runs. Once it ends, a later `input_required` starts another.
+    pub(crate) fn listen<F>(self: &Arc<Self>, wait: impl FnOnce(CancellationToken) -> F)
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
         let stop = CancellationToken::new();
-        state.listening = Some(stop.clone().drop_guard());
-        drop(state);
-        wait(stop);
-    }
-
-    /// Toolshelf's wait in the child's `tasks/result` ended: a later `input_required` starts
-    /// another.
-    pub(crate) fn waited(&self) {
-        if let Some(guard) = self.state().listening.take() {
-            guard.disarm();
+        {
+            let mut state = self.state();
+            if state.listening.is_some() {
+                return;
+            }
+            state.listening = Some(stop.clone().drop_guard());
         }
+        let waiting = wait(stop);
+        // Weak: the questions go with the task's route, not with this wait.
+        let questions = Arc::downgrade(self);
+        tokio::spawn(async move {
+            waiting.await;
+            if let Some(questions) = questions.upgrade()
+                && let Some(guard) = questions.state().listening.take()
+            {
+                guard.disarm();
+            }
+        });
     }
 
     /// The child's `request`, answered by the agent's `tasks/update`. `cancel` is the child's
@@ -162,8 +169,6 @@ impl TaskQuestions {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use rmcp::model::{ElicitRequest, ElicitRequestParams};
 
     use super::*;

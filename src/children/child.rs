@@ -119,6 +119,16 @@ pub(crate) enum CallError {
     Unencodable(String),
 }
 
+/// A child's JSON-RPC error, from its members as the child wrote them.
+pub(crate) fn child_error(
+    code: i32,
+    message: String,
+    data: Option<Box<RawValue>>,
+) -> rmcp::model::ErrorData {
+    let data = data.and_then(|data| serde_json::from_str(data.get()).ok());
+    rmcp::model::ErrorData::new(rmcp::model::ErrorCode(code), message, data)
+}
+
 impl CallError {
     /// The child's own JSON-RPC error as it wrote it (code, message, data); any other failure
     /// back as it was.
@@ -128,11 +138,7 @@ impl CallError {
                 code,
                 message,
                 data,
-            } => {
-                let data = data.and_then(|data| serde_json::from_str(data.get()).ok());
-                let code = rmcp::model::ErrorCode(code);
-                Ok(rmcp::model::ErrorData::new(code, message, data))
-            }
+            } => Ok(child_error(code, message, data)),
             other => Err(other),
         }
     }

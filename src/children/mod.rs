@@ -18,7 +18,7 @@ mod tool_result;
 
 use std::sync::Arc;
 
-pub(crate) use child::{CallError, Child, TaskHold};
+pub(crate) use child::{CallError, Child, TaskHold, child_error};
 pub(crate) use registry::ProcessRegistry;
 pub(crate) use tool_calls::{CurrentToken, ProgressTarget};
 pub(crate) use tool_list::ListedTool;

@@ -13,7 +13,7 @@ use super::message_size;
 use crate::{
     agent_tasks::TaskRequest,
     call_meta::ForwardedMeta,
-    children::{ProgressTarget, ToolResultJson},
+    children::{CallError, ProgressTarget, ToolResultJson, child_error},
     error::{Context, DownstreamKind, ToolError},
     schema_check::{SchemaCheck, Violation, ViolationKind},
     toolboxes::Toolboxes,
@@ -226,17 +226,16 @@ pub(crate) async fn use_tool(
             }
             Err(error) => {
                 tracing::warn!(toolbox = %toolbox, server = %server, tool = %canonical, called_as = %name, error = %error, "call failed");
-                match error.into_child_error() {
-                    Ok(error) if error.code.0 == URL_ELICITATION_REQUIRED => {
-                        Err(UseToolFailure::Child(error))
+                Err(match error {
+                    CallError::Protocol {
+                        code: URL_ELICITATION_REQUIRED,
+                        message,
+                        data,
+                    } => {
+                        UseToolFailure::Child(child_error(URL_ELICITATION_REQUIRED, message, data))
                     }
-                    Ok(error) => Err(downstream(
-                        DownstreamKind::ChildError,
-                        format!("{} (JSON-RPC error {})", error.message, error.code.0),
-                    )
-                    .into()),
-                    Err(error) => Err(downstream(error.kind(), error.to_string()).into()),
-                }
+                    other => downstream(other.kind(), other.to_string()).into(),
+                })
             }
         };
     }

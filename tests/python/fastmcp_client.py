@@ -27,24 +27,16 @@ from fastmcp import Client
 from fastmcp_tasks.client import call_tool_task  # importing it gives every Client the tasks extension
 from fastmcp.client.transports import StdioTransport
 
+from conditional_tools import open_until_listed
+
 
 ROOT = "file:///tmp/agent-root"
 
 
 async def relay(client: Client, seen: dict) -> None:
     """Calls the tools of server-everything that ask the client, and a round by hand."""
-    # server-everything registers the tools that need the client's capabilities after its
-    # initialize, then says its list changed: open until they show.
     wanted = {"trigger-sampling-request", "trigger-elicitation-request", "get-roots-list"}
-    names: set = set()
-    for _ in range(100):
-        opened = await client.call_tool("open_toolbox", {"toolbox": "demo"})
-        servers = opened.structured_content["servers"]
-        names = {tool["name"] for s in servers for tool in s.get("tools", [])}
-        if wanted <= names:
-            break
-        await asyncio.sleep(0.1)
-    seen["conditional_tools"] = sorted(wanted & names)
+    seen["conditional_tools"] = sorted(await open_until_listed(client.call_tool, "demo", wanted))
 
     def use(name: str, arguments: dict) -> dict:
         return {"tool": {"toolbox": "demo", "server": "everything", "name": name}, "arguments": arguments}

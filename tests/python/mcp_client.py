@@ -13,6 +13,8 @@ import sys
 from mcp import ClientSession, MCPError, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
+from conditional_tools import open_until_listed
+
 ROOT = "file:///tmp/agent-root"
 LATER_ROOT = "file:///tmp/agent-root-later"
 # The agent takes longer to sample than the child's callTimeout in the test (1 s): toolshelf
@@ -71,14 +73,7 @@ async def main(toolbox: str, server: str, command: list[str]) -> dict:
                 "trigger-url-elicitation",
                 "get-roots-list",
             }
-            for _ in range(100):
-                opened = await session.call_tool("open_toolbox", {"toolbox": toolbox})
-                servers = opened.structured_content["servers"]
-                names = {tool["name"] for s in servers for tool in s.get("tools", [])}
-                if wanted <= names:
-                    break
-                await asyncio.sleep(0.1)
-            seen["conditional_tools"] = sorted(wanted & names)
+            seen["conditional_tools"] = sorted(await open_until_listed(session.call_tool, toolbox, wanted))
 
             async def use(name: str, arguments: dict) -> str:
                 result = await session.call_tool(
