@@ -30,7 +30,9 @@ use super::{
     Launch,
     child_transport::{CHILD_MESSAGE_LIMIT, ChildTransport},
     client::{ChildClient, Hop},
-    process::{Process, SpawnError},
+    link::Link,
+    process::SpawnError,
+    remote::HTTP_FAILURE,
     tool_calls::{self, Answer, CallRequest, CallTicket, ProgressTarget, ToolCalls},
     tool_list,
     tool_result::ToolResultJson,
@@ -53,8 +55,8 @@ pub(crate) struct Child {
     pub startup: Duration,
     peer: rmcp::Peer<RoleClient>,
     session: tokio::sync::Mutex<Option<RunningService<RoleClient, ChildClient>>>,
-    process: Process,
-    /// The child's stdin, shared with the transport.
+    link: Link,
+    /// The child's input, shared with the transport.
     input: LineWriter,
     calls: ToolCalls,
     oversized: Arc<AtomicBool>,
@@ -243,14 +245,14 @@ impl Child {
         began: Instant,
     ) -> Result<Child, Attempt> {
         let span = tracing::info_span!("child", toolbox = %toolbox, server = %spec.name);
-        let (process, pipes) = Process::spawn(&launch.registry, spec, span.clone())
+        let protocol = (era == Era::Modern).then_some(ProtocolVersion::V_2026_07_28.as_str());
+        let (link, ends) = Link::open(&launch.registry, spec, protocol, span.clone())
             .map_err(|error| Attempt::Failed(error.into()))?;
-        tracing::debug!(parent: &span, pid = ?process.pid, "child spawned");
 
         let oversized = Arc::new(AtomicBool::new(false));
         let stopping = Arc::new(AtomicBool::new(false));
         let calls = ToolCalls::default();
-        let input = LineWriter::spawn(pipes.stdin);
+        let input = LineWriter::spawn(ends.write);
         let mut client = ChildClient {
             catalog: catalog.clone(),
             span: span.clone(),
@@ -271,12 +273,8 @@ impl Child {
             );
             client.hop = Some(Arc::new(Hop::new(meta, launch.agent.log_level())));
         }
-        let transport = ChildTransport::new(
-            pipes.stdout,
-            input.clone(),
-            calls.clone(),
-            oversized.clone(),
-        );
+        let transport =
+            ChildTransport::new(ends.read, input.clone(), calls.clone(), oversized.clone());
         let hop = client.hop();
         let handshake = async {
             let session = match era {
@@ -292,7 +290,11 @@ impl Child {
                 }
             };
             let session = session.map_err(|error| {
-                let refused = matches!(error, ClientInitializeError::JsonRpcError(_));
+                // A request that failed over HTTP was not refused by the server's MCP side.
+                let refused = matches!(
+                    &error,
+                    ClientInitializeError::JsonRpcError(error) if error.code.0 != HTTP_FAILURE
+                );
                 (refused, "initialize", error.to_string())
             })?;
             // The startup timeout bounds the whole handshake; each page gets all of it.
@@ -308,23 +310,23 @@ impl Child {
             Ok(Err((refused, stage, cause))) => {
                 // A child that died mid-handshake is explained by its exit, not by which pipe
                 // operation happened to notice first.
-                let cause = match process.wait_ended(DEATH_REPORT_WAIT).await {
-                    Some(_) => "the server closed the connection".to_owned(),
-                    None => cause,
+                let cause = match link.wait_ended(DEATH_REPORT_WAIT).await {
+                    true => link.end_cause().to_owned(),
+                    false => cause,
                 };
-                let end = process.describe_end();
+                let end = link.describe_end();
                 if refused && era == Era::Legacy {
                     // Its exit is part of the plan, not news for the log.
-                    process.expect_end();
-                    stop_in_background(process);
+                    link.expect_end();
+                    stop_in_background(link);
                     return Err(Attempt::Refused { cause, end });
                 }
-                stop_in_background(process);
+                stop_in_background(link);
                 return Err(Attempt::Failed(StartError::Protocol { stage, cause, end }));
             }
             Err(_) => {
-                let end = process.describe_end();
-                stop_in_background(process);
+                let end = link.describe_end();
+                stop_in_background(link);
                 return Err(Attempt::Failed(StartError::Timeout {
                     limit: spec.startup_timeout,
                     end,
@@ -344,7 +346,7 @@ impl Child {
             session: tokio::sync::Mutex::new(Some(session)),
             spec: spec.clone(),
             startup,
-            process,
+            link,
             input,
             calls,
             oversized,
@@ -374,12 +376,12 @@ impl Child {
 
     /// True once the child's process has ended or its connection is closed.
     pub(crate) fn is_gone(&self) -> bool {
-        self.process.exit().is_some() || self.peer.is_transport_closed()
+        self.link.ended() || self.peer.is_transport_closed()
     }
 
     /// "the process exited with status 1; last stderr lines: …"
     pub(crate) fn describe_end(&self) -> String {
-        self.process.describe_end()
+        self.link.describe_end()
     }
 
     /// Counts a call in flight until the guard drops.
@@ -549,20 +551,21 @@ impl Child {
         if self.oversized.load(Ordering::Acquire) {
             return CallError::TooLarge;
         }
-        self.process.wait_ended(DEATH_REPORT_WAIT).await;
+        self.link.wait_ended(DEATH_REPORT_WAIT).await;
         CallError::Died {
-            end: self.process.describe_end(),
+            end: self.link.describe_end(),
         }
     }
 
-    /// Closes the session (the child's stdin), then stops the process: SIGTERM, then SIGKILL.
+    /// Closes the session (the child's stdin), then stops the process: SIGTERM, then SIGKILL;
+    /// a remote child's session is ended (DELETE).
     pub(crate) async fn shutdown(&self) {
         self.stopping.store(true, Ordering::Release);
-        self.process.expect_end();
+        self.link.expect_end();
         if let Some(mut session) = self.session.lock().await.take() {
             let _ = tokio::time::timeout(Duration::from_secs(1), session.close()).await;
         }
-        self.process.stop().await;
+        self.link.stop().await;
     }
 }
 
@@ -579,9 +582,9 @@ async fn set_log_level(peer: &rmcp::Peer<RoleClient>, level: LoggingLevel) {
 /// Stops a child that failed to start without making the caller wait for its stop grace
 /// periods: the open answers at once, the registry still knows the process (so shutdown waits
 /// for it), and a stop is never left half done.
-fn stop_in_background(process: Process) {
+fn stop_in_background(link: Link) {
     tokio::spawn(async move {
-        process.stop().await;
+        link.stop().await;
     });
 }
 

@@ -21,8 +21,8 @@ use rmcp::{
         ClientConfig, ClientResult, CreateMessageRequest, CreateMessageRequestParams,
         CreateMessageResult, CustomNotification, ElicitRequest, ElicitRequestParams, ElicitResult,
         Implementation, InputRequiredResult, JsonObject, ListRootsRequest, ListRootsResult,
-        LoggingLevel, LoggingMessageNotificationParam, MetaObject, RequestMetaObject,
-        ServerRequest,
+        LoggingLevel, LoggingMessageNotificationParam, MetaObject, ProtocolVersion,
+        RequestMetaObject, ServerRequest,
     },
     service::{NotificationContext, RequestContext},
 };
@@ -158,10 +158,13 @@ fn unexpected(kind: &str) -> McpError {
 
 impl ClientHandler for ChildClient {
     fn get_info(&self) -> ClientConfig {
+        // `initialize` names the newest revision that has it: a 2026-07-28 child is reached
+        // with `server/discover` instead (`Child::start`).
         ClientConfig::new(
             self.agent.child_capabilities(),
             Implementation::new("toolshelf", env!("CARGO_PKG_VERSION")),
         )
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {

@@ -4,7 +4,7 @@
 
 use std::ffi::{OsStr, OsString};
 
-use crate::config::ServerSpec;
+use crate::config::LocalServer;
 
 /// Passed by name.
 const SAFE_NAMES: &[&str] = &[
@@ -68,7 +68,7 @@ const SAFE_PREFIXES: &[&str] = &["LC_", "XDG_"];
 
 /// The variables of `parent` the child of `spec` inherits (its configured `env` comes on top).
 pub(crate) fn inherited(
-    spec: &ServerSpec,
+    spec: &LocalServer,
     parent: impl Iterator<Item = (OsString, OsString)>,
 ) -> Vec<(OsString, OsString)> {
     parent
@@ -104,7 +104,7 @@ mod tests {
         let config =
             crate::config::parse(&config.to_string(), std::path::Path::new("."), &|_| None)
                 .unwrap_or_else(|problems| panic!("{problems:?}"));
-        let spec = &config.toolboxes["t"].servers[0];
+        let spec = config.toolboxes["t"].servers[0].local().expect("local");
         let parent = [
             "PATH",
             "HOME",

@@ -1,5 +1,7 @@
-//! Child MCP servers: the only module that starts processes. `registry` knows every live
-//! process (and tells `guard`, which kills what is left if toolshelf dies), `process` runs and stops one (`environment` decides what it inherits), `child` is the
+//! Child MCP servers: the only module that starts processes or connects to remote servers.
+//! `link` is how a child is reached: `process` runs and stops a local one (`environment`
+//! decides what it inherits; `registry` knows every live process and tells `guard`, which kills
+//! what is left if toolshelf dies), `remote` bridges a remote one over HTTP. `child` is the
 //! MCP client session over it (`child_transport` carries its messages, bounded in size;
 //! `tool_calls` sends tool calls and routes their answers and progress past rmcp,
 //! `tool_result` is what they answer, passed on as written; `tool_list` lists tools the same
@@ -10,8 +12,10 @@ mod child_transport;
 mod client;
 mod environment;
 pub mod guard;
+mod link;
 mod process;
 mod registry;
+mod remote;
 mod tool_calls;
 mod tool_list;
 mod tool_result;

@@ -27,7 +27,7 @@ use super::{
     environment,
     registry::{ProcessRegistry, Registration},
 };
-use crate::config::ServerSpec;
+use crate::config::LocalServer;
 
 /// How long a child gets to exit after its stdin closes, and again after SIGTERM.
 pub(crate) const STOP_GRACE: Duration = Duration::from_secs(2);
@@ -62,6 +62,9 @@ pub(crate) enum SpawnError {
     },
     #[error("toolshelf is shutting down")]
     ShuttingDown,
+    /// A remote server's connection could not be set up (not: could not be reached).
+    #[error("{0}")]
+    Remote(String),
 }
 
 /// The last lines a child wrote to stderr.
@@ -120,7 +123,7 @@ impl Process {
     /// run inside `span`, which names the toolbox and server.
     pub(crate) fn spawn(
         registry: &Arc<ProcessRegistry>,
-        spec: &ServerSpec,
+        spec: &LocalServer,
         span: tracing::Span,
     ) -> Result<(Process, Pipes), SpawnError> {
         let mut command = tokio::process::Command::new(&spec.command);

@@ -130,6 +130,11 @@ impl ProcessRegistry {
         }
     }
 
+    /// True once shutdown began: nothing may start, remote connections included.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.lock().closed
+    }
+
     /// Refuses every spawn from now on.
     pub(crate) fn close(&self) {
         self.lock().closed = true;

@@ -68,26 +68,40 @@ pub(crate) struct ToolboxFile {
     pub mcp_servers: IndexMap<String, ServerFile>,
 }
 
-/// How to start one child MCP server over stdio.
+/// One child MCP server: a local program (`command`, over stdio) or a remote server (`url`).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub(crate) struct ServerFile {
+    /// "stdio" (a local program; the default with `command`), "http" (streamable HTTP; the default with `url`) or "sse" (HTTP+SSE of protocol 2024-11-05)
+    #[serde(rename = "type", default)]
+    pub kind: Option<ServerKind>,
     /// The program to run (looked up on PATH). `${VAR}` and `${VAR:-default}` are expanded.
+    #[serde(default)]
     #[schemars(length(min = 1))]
-    pub command: String,
-    /// Its arguments. `${VAR}` and `${VAR:-default}` are expanded.
+    pub command: Option<String>,
+    /// The address of a remote server, http or https, used as given. `${VAR}` is expanded.
+    #[serde(default)]
+    #[schemars(length(min = 1))]
+    pub url: Option<String>,
+    /// HTTP headers sent with every request to a remote server (e.g. `Authorization`). Values are
+    /// expanded, secret: never logged, never shown.
+    #[serde(default)]
+    pub headers: IndexMap<String, String>,
+    /// Its arguments (local servers). `${VAR}` and `${VAR:-default}` are expanded.
     #[serde(default)]
     pub args: Vec<String>,
-    /// Extra environment variables for the child. Values are expanded and never logged.
+    /// Extra environment variables for the child (local servers). Values are expanded and never
+    /// logged.
     #[serde(default)]
     pub env: IndexMap<String, String>,
-    /// Working directory of the child; relative paths are taken from the config file's folder.
+    /// Working directory of the child (local servers); relative paths are taken from the config file's folder.
     #[serde(default)]
     pub cwd: Option<String>,
     /// A list of exact tool names to keep, or "*" to keep all (the default).
     #[serde(default)]
     pub tool_filters: Option<ToolFiltersFile>,
-    /// Seconds the child may take to start and answer `initialize` and `tools/list` (default 30).
+    /// Seconds the child may take to start (or be reached) and answer `initialize` and
+    /// `tools/list` (default 30).
     #[serde(default)]
     #[schemars(range(min = 0.001))]
     pub startup_timeout: Option<f64>,
@@ -101,10 +115,11 @@ pub(crate) struct ServerFile {
     #[schemars(range(min = 0))]
     pub idle_timeout: Option<f64>,
     /// Extra variables of toolshelf's environment to pass to the child, by name or `PREFIX*`
-    /// pattern (e.g. `["AWS_*", "GITHUB_TOKEN"]`). Only a safe allow-list passes by default.
+    /// pattern (e.g. `["AWS_*", "GITHUB_TOKEN"]`; local servers). Only a safe allow-list passes
+    /// by default.
     #[serde(default)]
     pub env_passthrough: Vec<String>,
-    /// Pass toolshelf's whole environment to the child (default false).
+    /// Pass toolshelf's whole environment to the child (local servers; default false).
     #[serde(default)]
     pub inherit_env: bool,
     /// Tags for every tool of this server, merged with each tool's own tags.
@@ -114,6 +129,18 @@ pub(crate) struct ServerFile {
     /// Per-tool overrides, keyed by the tool's name on the server.
     #[serde(default)]
     pub tools: IndexMap<String, ToolOverrideFile>,
+}
+
+/// How toolshelf talks to a server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum ServerKind {
+    /// A local program over its stdin and stdout.
+    Stdio,
+    /// Streamable HTTP.
+    Http,
+    /// HTTP with server-sent events (protocol 2024-11-05).
+    Sse,
 }
 
 /// How one tool of a server is shown to the agent.

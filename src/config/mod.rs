@@ -50,27 +50,117 @@ impl ToolboxSpec {
     }
 }
 
-/// How to start one child server, with every variable already expanded.
+/// One child server, with every variable already expanded. Its `Debug` shows no secret.
+#[derive(Debug)]
 pub struct ServerSpec {
     pub name: String,
-    pub command: String,
-    pub args: Vec<String>,
-    /// Secret as far as toolshelf knows: never logged, never shown to the agent.
-    pub env: Vec<(String, String)>,
-    pub cwd: Option<PathBuf>,
+    /// How toolshelf reaches it.
+    pub endpoint: Endpoint,
     pub tool_filter: ToolFilter,
     pub startup_timeout: Duration,
     pub call_timeout: Duration,
     /// `None`: never stopped for idleness.
     pub idle_timeout: Option<Duration>,
-    /// Names and `PREFIX*` patterns of toolshelf's variables the child also gets.
-    pub env_passthrough: Vec<String>,
-    /// The child gets toolshelf's whole environment.
-    pub inherit_env: bool,
     /// Tags of every tool of the server.
     pub tags: Vec<String>,
     /// Overrides by the tool's name on the server, in file order.
     pub tools: IndexMap<String, ToolOverride>,
+}
+
+impl ServerSpec {
+    /// How to start it, if it is a local program.
+    pub fn local(&self) -> Option<&LocalServer> {
+        match &self.endpoint {
+            Endpoint::Local(local) => Some(local),
+            Endpoint::Remote(_) => None,
+        }
+    }
+}
+
+/// A local program over stdio, or a server at a URL.
+#[derive(Debug)]
+pub enum Endpoint {
+    Local(LocalServer),
+    Remote(RemoteServer),
+}
+
+/// How to start a local server.
+pub struct LocalServer {
+    pub command: String,
+    pub args: Vec<String>,
+    /// Secret as far as toolshelf knows: never logged, never shown to the agent.
+    pub env: Vec<(String, String)>,
+    pub cwd: Option<PathBuf>,
+    /// Names and `PREFIX*` patterns of toolshelf's variables the child also gets.
+    pub env_passthrough: Vec<String>,
+    /// The child gets toolshelf's whole environment.
+    pub inherit_env: bool,
+}
+
+/// How to reach a remote server.
+pub struct RemoteServer {
+    pub transport: RemoteTransport,
+    /// Used as given. It may hold a secret (a key in its query), so it is shown only as
+    /// `shown_url` says.
+    pub url: reqwest::Url,
+    /// Sent with every request. Values are secret: never logged, never shown to the agent.
+    pub headers: Vec<(String, String)>,
+}
+
+/// The HTTP transports of MCP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RemoteTransport {
+    /// Streamable HTTP (2025-03-26 and later).
+    StreamableHttp,
+    /// HTTP with server-sent events (2024-11-05).
+    Sse,
+}
+
+impl RemoteServer {
+    /// The URL without what may be secret (user info, query, fragment), for messages and logs.
+    pub fn shown_url(&self) -> String {
+        shown_url(&self.url)
+    }
+}
+
+/// `url` without user info, query and fragment; `?…` marks a query left out.
+pub(crate) fn shown_url(url: &reqwest::Url) -> String {
+    let mut shown = url.clone();
+    let _ = shown.set_username("");
+    let _ = shown.set_password(None);
+    shown.set_fragment(None);
+    let query = shown.query().is_some();
+    shown.set_query(None);
+    let mut text = shown.to_string();
+    if query {
+        text.push_str("?…");
+    }
+    text
+}
+
+impl fmt::Debug for LocalServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let env_keys: Vec<&str> = self.env.iter().map(|(key, _)| key.as_str()).collect();
+        f.debug_struct("LocalServer")
+            .field("command", &self.command)
+            .field("args", &self.args)
+            .field("env_keys", &env_keys)
+            .field("cwd", &self.cwd)
+            .field("env_passthrough", &self.env_passthrough)
+            .field("inherit_env", &self.inherit_env)
+            .finish()
+    }
+}
+
+impl fmt::Debug for RemoteServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let header_names: Vec<&str> = self.headers.iter().map(|(name, _)| name.as_str()).collect();
+        f.debug_struct("RemoteServer")
+            .field("transport", &self.transport)
+            .field("url", &self.shown_url())
+            .field("header_names", &header_names)
+            .finish()
+    }
 }
 
 /// How one tool is shown to the agent; `None` keeps what the server says.
@@ -81,27 +171,6 @@ pub struct ToolOverride {
     pub title: Option<String>,
     pub tags: Vec<String>,
     pub hidden: bool,
-}
-
-impl fmt::Debug for ServerSpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let env_keys: Vec<&str> = self.env.iter().map(|(key, _)| key.as_str()).collect();
-        f.debug_struct("ServerSpec")
-            .field("name", &self.name)
-            .field("command", &self.command)
-            .field("args", &self.args)
-            .field("env_keys", &env_keys)
-            .field("cwd", &self.cwd)
-            .field("tool_filter", &self.tool_filter)
-            .field("startup_timeout", &self.startup_timeout)
-            .field("call_timeout", &self.call_timeout)
-            .field("idle_timeout", &self.idle_timeout)
-            .field("env_passthrough", &self.env_passthrough)
-            .field("inherit_env", &self.inherit_env)
-            .field("tags", &self.tags)
-            .field("tools", &self.tools)
-            .finish()
-    }
 }
 
 /// Which of a server's tools the agent sees.

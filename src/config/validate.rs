@@ -14,10 +14,10 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{
-    Config, DEFAULT_CALL_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, ServerSpec,
-    ToolFilter, ToolOverride, ToolboxSpec,
+    Config, DEFAULT_CALL_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, Endpoint,
+    LocalServer, RemoteServer, RemoteTransport, ServerSpec, ToolFilter, ToolOverride, ToolboxSpec,
     expand::expand,
-    file::{ConfigFile, DefaultsFile, ServerFile, ToolFiltersFile},
+    file::{ConfigFile, DefaultsFile, ServerFile, ServerKind, ToolFiltersFile},
 };
 use crate::schema_check::{SchemaCheck, Violation, ViolationKind};
 
@@ -97,6 +97,7 @@ fn build(
                 Ok(file) => specs.push(Arc::new(build_server(
                     server_name.clone(),
                     file,
+                    server,
                     &defaults,
                     &server_path,
                     base_dir,
@@ -123,7 +124,7 @@ fn build(
 }
 
 /// Reports the unset variables of a server whose shape is wrong elsewhere: in whichever of
-/// `command`, `args`, `env` and `cwd` are strings where strings belong.
+/// `command`, `url`, `args`, `env`, `headers` and `cwd` are strings where strings belong.
 fn check_variables(
     server: &Value,
     path: &str,
@@ -138,7 +139,7 @@ fn check_variables(
             found.push(problem(at, error.to_string()));
         }
     };
-    for key in ["command", "cwd"] {
+    for key in ["command", "url", "cwd"] {
         if let Some(value) = server.get(key) {
             check(value, format!("{path}.{key}"));
         }
@@ -152,59 +153,34 @@ fn check_variables(
     {
         check(arg, format!("{path}.args[{index}]"));
     }
-    for (key, value) in server
-        .get("env")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
-        check(value, format!("{path}.env.{key}"));
+    for table in ["env", "headers"] {
+        for (key, value) in server
+            .get(table)
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            check(value, format!("{path}.{table}.{key}"));
+        }
     }
     problems.extend(found);
 }
 
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one call site, each argument distinct"
+)]
 fn build_server(
     name: String,
     server: ServerFile,
+    raw: &Value,
     defaults: &DefaultsFile,
     path: &str,
     base_dir: &Path,
     lookup: &dyn Fn(&str) -> Option<String>,
     problems: &mut Vec<Violation>,
 ) -> ServerSpec {
-    let mut command_expanded = true;
-    let mut expand_at = |value: &str, at: String| match expand(value, lookup) {
-        Ok(expanded) => expanded,
-        Err(error) => {
-            if at.ends_with(".command") {
-                command_expanded = false;
-            }
-            problems.push(problem(at, error.to_string()));
-            String::new()
-        }
-    };
-    let command = expand_at(&server.command, format!("{path}.command"));
-    let args = server
-        .args
-        .iter()
-        .enumerate()
-        .map(|(index, arg)| expand_at(arg, format!("{path}.args[{index}]")))
-        .collect();
-    let env = server
-        .env
-        .iter()
-        .map(|(key, value)| (key.clone(), expand_at(value, format!("{path}.env.{key}"))))
-        .collect();
-    let cwd = server
-        .cwd
-        .as_deref()
-        .map(|cwd| base_dir.join(expand_at(cwd, format!("{path}.cwd"))));
-    if command_expanded && command.trim().is_empty() && !server.command.is_empty() {
-        problems.push(problem(
-            format!("{path}.command"),
-            "expands to an empty string; name the program to run".into(),
-        ));
-    }
+    let endpoint = build_endpoint(&server, raw, path, base_dir, lookup, problems);
     let tool_filter = match server.tool_filters {
         None | Some(ToolFiltersFile::All(_)) => ToolFilter::All,
         Some(ToolFiltersFile::Names(names)) if names.iter().any(|name| name == "*") => {
@@ -221,11 +197,6 @@ fn build_server(
             ToolFilter::Only(names)
         }
     };
-    for (index, pattern) in server.env_passthrough.iter().enumerate() {
-        if let Err(message) = check_env_pattern(pattern) {
-            problems.push(problem(format!("{path}.envPassthrough[{index}]"), message));
-        }
-    }
     // The server's own value wins over `defaults`, which wins over the built-in default.
     let mut seconds = |own: Option<f64>, shared: Option<f64>, key: &str, default: Duration| {
         let at = if own.is_some() {
@@ -264,16 +235,11 @@ fn build_server(
     );
     ServerSpec {
         name,
-        command,
-        args,
-        env,
-        cwd,
+        endpoint,
         tool_filter,
         startup_timeout,
         call_timeout,
         idle_timeout: (!idle_timeout.is_zero()).then_some(idle_timeout),
-        env_passthrough: server.env_passthrough,
-        inherit_env: server.inherit_env,
         tags: server.tags,
         tools: server
             .tools
@@ -290,6 +256,242 @@ fn build_server(
             })
             .collect(),
     }
+}
+
+/// Keys of a local server that a remote one must not have, and why.
+const LOCAL_KEYS: &[(&str, &str)] = &[
+    ("args", "a remote server has no arguments"),
+    ("env", "a remote server gets secrets as `headers`"),
+    ("cwd", "a remote server has no working directory"),
+    (
+        "envPassthrough",
+        "a remote server gets secrets as `headers`",
+    ),
+    ("inheritEnv", "a remote server has no environment"),
+];
+
+/// Headers toolshelf sets itself on every request to a remote server.
+const RESERVED_HEADERS: &[&str] = &[
+    "accept",
+    "content-type",
+    "content-length",
+    "host",
+    "connection",
+    "transfer-encoding",
+    "mcp-session-id",
+    "mcp-protocol-version",
+    "mcp-method",
+    "mcp-name",
+    "last-event-id",
+];
+
+/// Local or remote, from `type`, `command` and `url`; every key that does not belong to the
+/// kind is a problem.
+fn build_endpoint(
+    server: &ServerFile,
+    raw: &Value,
+    path: &str,
+    base_dir: &Path,
+    lookup: &dyn Fn(&str) -> Option<String>,
+    problems: &mut Vec<Violation>,
+) -> Endpoint {
+    let placeholder = || {
+        Endpoint::Local(LocalServer {
+            command: String::new(),
+            args: Vec::new(),
+            env: Vec::new(),
+            cwd: None,
+            env_passthrough: Vec::new(),
+            inherit_env: false,
+        })
+    };
+    let kind = match (&server.command, &server.url, server.kind) {
+        (Some(_), Some(_), _) => {
+            problems.push(problem(
+                path.to_owned(),
+                "has both `command` (a local server) and `url` (a remote one); keep the one that says how to reach this server".into(),
+            ));
+            return placeholder();
+        }
+        (None, None, kind) => {
+            let wanted = match kind {
+                Some(ServerKind::Stdio) => "`command` (the program to run)",
+                Some(ServerKind::Http | ServerKind::Sse) => "`url` (where the server is)",
+                None => "`command` (a local program to run) or `url` (a remote server's address)",
+            };
+            problems.push(problem(path.to_owned(), format!("has no {wanted}; add it")));
+            return placeholder();
+        }
+        (Some(_), None, None | Some(ServerKind::Stdio)) => ServerKind::Stdio,
+        (None, Some(_), None) => ServerKind::Http,
+        (None, Some(_), Some(kind @ (ServerKind::Http | ServerKind::Sse))) => kind,
+        (Some(_), None, Some(kind)) => {
+            problems.push(problem(
+                format!("{path}.type"),
+                format!(
+                    "is \"{}\", a remote server, but the server has a `command`; a remote server has a `url` instead, and a local one is \"stdio\" (or no `type`)",
+                    kind_name(kind)
+                ),
+            ));
+            return placeholder();
+        }
+        (None, Some(_), Some(ServerKind::Stdio)) => {
+            problems.push(problem(
+                format!("{path}.type"),
+                "is \"stdio\", a local program, but the server has a `url`; a remote server is \"http\" (the default with `url`) or \"sse\"".into(),
+            ));
+            return placeholder();
+        }
+    };
+    let expand_at =
+        |value: &str, at: String, problems: &mut Vec<Violation>| match expand(value, lookup) {
+            Ok(expanded) => Some(expanded),
+            Err(error) => {
+                problems.push(problem(at, error.to_string()));
+                None
+            }
+        };
+    if kind == ServerKind::Stdio {
+        if raw.get("headers").is_some() {
+            problems.push(problem(
+                format!("{path}.headers"),
+                "belongs to a remote server (`url`); a local server gets secrets through `env`, so move them there".into(),
+            ));
+        }
+        let command_text = server.command.as_deref().unwrap_or_default();
+        let command = expand_at(command_text, format!("{path}.command"), problems);
+        let args = server
+            .args
+            .iter()
+            .enumerate()
+            .map(|(index, arg)| {
+                expand_at(arg, format!("{path}.args[{index}]"), problems).unwrap_or_default()
+            })
+            .collect();
+        let env = server
+            .env
+            .iter()
+            .map(|(key, value)| {
+                let value = expand_at(value, format!("{path}.env.{key}"), problems);
+                (key.clone(), value.unwrap_or_default())
+            })
+            .collect();
+        let cwd = server.cwd.as_deref().map(|cwd| {
+            base_dir.join(expand_at(cwd, format!("{path}.cwd"), problems).unwrap_or_default())
+        });
+        if command
+            .as_deref()
+            .is_some_and(|command| command.trim().is_empty())
+            && !command_text.is_empty()
+        {
+            problems.push(problem(
+                format!("{path}.command"),
+                "expands to an empty string; name the program to run".into(),
+            ));
+        }
+        for (index, pattern) in server.env_passthrough.iter().enumerate() {
+            if let Err(message) = check_env_pattern(pattern) {
+                problems.push(problem(format!("{path}.envPassthrough[{index}]"), message));
+            }
+        }
+        return Endpoint::Local(LocalServer {
+            command: command.unwrap_or_default(),
+            args,
+            env,
+            cwd,
+            env_passthrough: server.env_passthrough.clone(),
+            inherit_env: server.inherit_env,
+        });
+    }
+    for (key, why) in LOCAL_KEYS {
+        if raw.get(*key).is_some() {
+            problems.push(problem(
+                format!("{path}.{key}"),
+                format!("belongs to a local server (`command`): {why}; remove it"),
+            ));
+        }
+    }
+    let url_text = server.url.as_deref().unwrap_or_default();
+    let url = expand_at(url_text, format!("{path}.url"), problems).and_then(|url| {
+        check_url(&url)
+            .map_err(|message| problems.push(problem(format!("{path}.url"), message)))
+            .ok()
+    });
+    let mut headers = Vec::new();
+    for (name, value) in &server.headers {
+        let at = format!("{path}.headers.{name}");
+        if let Err(message) = check_header_name(name) {
+            problems.push(problem(at, message));
+            continue;
+        }
+        let Some(value) = expand_at(value, at.clone(), problems) else {
+            continue;
+        };
+        // The value is a secret: the message says what is wrong with it, never what it is.
+        if reqwest::header::HeaderValue::from_str(&value).is_err() {
+            problems.push(problem(
+                at,
+                "its value (after expansion) is not a valid HTTP header value: it has a line break or another control character; remove it (check the variable it comes from)".into(),
+            ));
+            continue;
+        }
+        headers.push((name.clone(), value));
+    }
+    let Some(url) = url else {
+        return placeholder();
+    };
+    Endpoint::Remote(RemoteServer {
+        transport: match kind {
+            ServerKind::Sse => RemoteTransport::Sse,
+            _ => RemoteTransport::StreamableHttp,
+        },
+        url,
+        headers,
+    })
+}
+
+fn kind_name(kind: ServerKind) -> &'static str {
+    match kind {
+        ServerKind::Stdio => "stdio",
+        ServerKind::Http => "http",
+        ServerKind::Sse => "sse",
+    }
+}
+
+/// An http(s) URL with a host. The message never repeats the URL, which may hold a key.
+fn check_url(text: &str) -> Result<reqwest::Url, String> {
+    let url = reqwest::Url::parse(text.trim()).map_err(|error| {
+        format!(
+            "is not a URL ({error}); write the server's full address, such as https://mcp.example.com/mcp"
+        )
+    })?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(format!(
+            "uses the scheme '{}'; a remote server's URL starts with https:// (or http://)",
+            url.scheme()
+        ));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(
+            "has no host; write the server's full address, such as https://mcp.example.com/mcp"
+                .into(),
+        );
+    }
+    Ok(url)
+}
+
+fn check_header_name(name: &str) -> Result<(), String> {
+    if reqwest::header::HeaderName::from_bytes(name.as_bytes()).is_err() {
+        return Err(format!(
+            "'{name}' is not an HTTP header name (letters, digits and !#$%&'*+-.^_`|~, no spaces or ':'); fix the name"
+        ));
+    }
+    if RESERVED_HEADERS.contains(&name.to_ascii_lowercase().as_str()) {
+        return Err(format!(
+            "'{name}' is set by toolshelf on every request (it belongs to the transport); remove it"
+        ));
+    }
+    Ok(())
 }
 
 /// Two equal aliases in one toolbox: a problem at each later one, naming the first.

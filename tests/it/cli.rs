@@ -45,6 +45,7 @@ fn schema_prints_the_config_schema_and_it_accepts_the_example() {
     assert_eq!(loaded.toolboxes.len(), 3);
     // The filesystem server serves the config's own folder, wherever the client starts toolshelf.
     let fs = loaded.toolboxes["files"].server("fs").expect("files/fs");
+    let fs = fs.local().expect("fs is a local server");
     let served = fs.cwd.as_deref().expect("the example sets cwd");
     assert_eq!(
         served.canonicalize().expect("cwd exists"),

@@ -123,6 +123,25 @@ const CORPUS: &[(&str, &str)] = &[
     }}"#,
     ),
     (
+        "remote_servers",
+        r#"{"toolboxes": {
+        "a": { "mcpServers": {
+            "both": { "command": "x", "url": "https://example.com/mcp" },
+            "neither": { "type": "http" },
+            "stdio_with_url": { "type": "stdio", "url": "https://example.com/mcp" },
+            "sse_with_command": { "type": "sse", "command": "x" },
+            "local_keys": { "url": "https://example.com/mcp", "args": ["x"], "env": { "K": "v" }, "cwd": ".", "inheritEnv": true },
+            "headers_on_stdio": { "command": "x", "headers": { "Authorization": "Bearer ${TOOLSHELF_TEST_SET}" } },
+            "ftp": { "url": "ftp://example.com/mcp" },
+            "not_a_url": { "url": "example.com/mcp?key=${TOOLSHELF_TEST_SET}" },
+            "bad_headers": { "url": "https://example.com/mcp", "headers": {
+                "Bad Name": "x", "Mcp-Session-Id": "x", "X-Secret": "${TOOLSHELF_TEST_SET}\u0001",
+                "X-Unset": "Bearer ${TOOLSHELF_TEST_SURELY_UNSET}" } },
+            "unknown_type": { "type": "websocket", "url": "wss://example.com/mcp" }
+        } }
+    }}"#,
+    ),
+    (
         "timeouts",
         r#"{"toolboxes": {
         "a": { "mcpServers": { "s": { "command": "x", "startupTimeout": 0, "callTimeout": 1e300 } } }

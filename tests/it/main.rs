@@ -12,5 +12,6 @@ mod harness;
 mod interop;
 mod lifecycle;
 mod readme;
+mod remote;
 mod supervision;
 mod wire;
