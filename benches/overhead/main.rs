@@ -2,6 +2,7 @@
 //! directly, measured side by side in one run. Prints a table and writes
 //! `target/bench/overhead.json`. See the README's "Performance" section.
 
+mod http_child;
 mod measure;
 
 use std::{io::Write, path::PathBuf, process::ExitCode};

@@ -20,6 +20,8 @@ use rmcp::{
 };
 use serde_json::{Value, json};
 
+use super::http_child::{DirectHttp, HttpServer};
+
 /// What to run and how much of it.
 pub struct Options {
     /// A smoke run: every figure, few samples, well under 30 s.
@@ -63,6 +65,9 @@ pub async fn run(options: &Options) -> anyhow::Result<Value> {
     report["open"] = bench.cold_open().await?;
     report["spawn"] = bench.spawn().await?;
     report["context"] = bench.context().await?;
+    if let Some(bin) = &options.npm_bin {
+        report["http_child"] = bench.http_child(bin).await?;
+    }
     report["targets"] = targets(&report);
     Ok(report)
 }
@@ -205,6 +210,41 @@ impl Bench<'_> {
             );
         }
         Ok(Value::Object(figures))
+    }
+
+    /// 6. A streamable-HTTP child (server-everything's `echo` on loopback): added latency over
+    /// the same call made directly with an HTTP client.
+    async fn http_child(&self, bin: &Path) -> anyhow::Result<Value> {
+        let server = HttpServer::start(bin).await?;
+        let mut direct = DirectHttp::connect(&server.url).await?;
+        let remote = json!({ "url": server.url, "idleTimeout": 0 });
+        let config = self.config("http", json!({"bench": {"mcpServers": {"fx": remote}}}))?;
+        let (proxied, _) = self.toolshelf(&config).await?;
+        let opened = call(&proxied, "open_toolbox", json!({"toolbox": "bench"})).await?;
+        if opened.is_error == Some(true) {
+            bail!("open_toolbox failed: {opened:?}");
+        }
+        let (rounds, per_round) = (self.rounds(2, 20), self.rounds(20, 200));
+        let arguments = json!({"message": "x"});
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for _ in 0..per_round.min(100) {
+            direct.call("echo", arguments.clone()).await?;
+            use_tool(&proxied, "echo", arguments.clone()).await?;
+        }
+        for _ in 0..rounds {
+            for _ in 0..per_round {
+                let began = Instant::now();
+                direct.call("echo", arguments.clone()).await?;
+                a.push(began.elapsed());
+            }
+            for _ in 0..per_round {
+                let began = Instant::now();
+                use_tool(&proxied, "echo", arguments.clone()).await?;
+                b.push(began.elapsed());
+            }
+        }
+        close(proxied).await;
+        Ok(compare(&a, &b))
     }
 
     /// 5. toolshelf's resident memory: idle, with 16 children open, and over many calls.
@@ -642,6 +682,7 @@ pub fn table(report: &Value) -> String {
         ("no-op", "/latency"),
         ("100 KB text", "/payload/100KB"),
         ("1 MB text", "/payload/1MB"),
+        ("echo, HTTP child", "/http_child"),
     ] {
         let figure = &report.pointer(pointer).cloned().unwrap_or_default();
         let triple = |side: &str| {

@@ -2,6 +2,8 @@
 //! plausible. Timings are never asserted here (the machine is shared and noisy); the numbers
 //! come from `cargo bench --bench overhead`.
 
+#[path = "../../benches/overhead/http_child.rs"]
+mod http_child;
 #[path = "../../benches/overhead/measure.rs"]
 mod measure;
 
@@ -11,16 +13,17 @@ async fn the_benchmark_runs_in_quick_mode() {
         quick: true,
         toolshelf: crate::harness::toolshelf_bin().into(),
         fixture: crate::harness::fixture_bin().into(),
-        npm_bin: None,
+        npm_bin: Some(crate::harness::interop_dir().join("node_modules/.bin")),
     };
     let report = measure::run(&options).await.expect("the benchmark runs");
     let targets = report["targets"].as_array().expect("targets");
     assert_eq!(targets.len(), 9);
-    // Every figure is there; only the last (npm servers) needs the interop install.
-    for target in &targets[..8] {
+    // Every figure is there, those of the npm servers and the HTTP child included.
+    for target in targets {
         let measured = target["measured"].as_f64().expect("a number");
         assert!(measured.is_finite(), "{target}");
     }
     assert!(report["latency"]["samples"].as_u64() > Some(0));
+    assert!(report["http_child"]["samples"].as_u64() > Some(0));
     assert!(!measure::table(&report).is_empty());
 }

