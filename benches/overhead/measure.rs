@@ -213,7 +213,7 @@ impl Bench<'_> {
     }
 
     /// 6. A streamable-HTTP child (server-everything's `echo` on loopback): added latency over
-    /// the same call made directly with an HTTP client.
+    ///    the same call made directly with an HTTP client.
     async fn http_child(&self, bin: &Path) -> anyhow::Result<Value> {
         let server = HttpServer::start(bin).await?;
         let mut direct = DirectHttp::connect(&server.url).await?;

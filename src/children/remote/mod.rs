@@ -161,11 +161,12 @@ impl Connection {
         let _ = tokio::time::timeout(CONNECT_TIMEOUT * 2, done.wait_for(|done| *done)).await;
     }
 
-    /// "the connection to https://host/mcp was lost: …", for error messages.
+    /// "the connection to https://host/mcp was lost: …" (or where the server is, while it is
+    /// not lost), for error messages.
     pub(crate) fn describe_end(&self) -> String {
         match &*self.ended.borrow() {
             Some(reason) => format!("the connection to {} was lost: {reason}", self.shown_url),
-            None => format!("the connection to {} was closed", self.shown_url),
+            None => format!("the server is at {}", self.shown_url),
         }
     }
 }
