@@ -28,7 +28,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{
     Launch,
-    child_transport::{CHILD_MESSAGE_LIMIT, ChildTransport},
+    child_transport::{self, ChildTransport},
     client::{ChildClient, Hop},
     link::Link,
     process::SpawnError,
@@ -101,10 +101,7 @@ pub(crate) enum CallError {
     Timeout { limit: Duration, elapsed: Duration },
     #[error("the server stopped before answering: {end}")]
     Died { end: String },
-    #[error(
-        "the server sent a message larger than {} MiB, the most toolshelf reads from a server; the server was stopped",
-        CHILD_MESSAGE_LIMIT / (1024 * 1024)
-    )]
+    #[error("{}; the server was stopped", child_transport::too_large())]
     TooLarge,
     #[error("the call was cancelled by the client")]
     Cancelled,

@@ -31,6 +31,14 @@ use crate::json_lines::{self, Line, LineReader, LineWriter};
 /// The largest message toolshelf reads from a child.
 pub(crate) const CHILD_MESSAGE_LIMIT: usize = 64 * 1024 * 1024;
 
+/// What a message over `CHILD_MESSAGE_LIMIT` is reported as, whatever carried it.
+pub(crate) fn too_large() -> String {
+    format!(
+        "the server sent a message larger than {} MiB, the most toolshelf reads from a server",
+        CHILD_MESSAGE_LIMIT / (1024 * 1024)
+    )
+}
+
 /// Line transport over a child's stdout (read) and stdin (write, through `LineWriter`).
 pub(crate) struct ChildTransport<R> {
     lines: LineReader<R>,

@@ -49,10 +49,6 @@ impl Link {
                 }
                 let (connection, ends) =
                     Connection::open(remote, protocol, span).map_err(SpawnError::Remote)?;
-                let ends = Ends {
-                    read: Box::pin(ends.read),
-                    write: Box::pin(ends.write),
-                };
                 Ok((Link::Remote(connection), ends))
             }
         }

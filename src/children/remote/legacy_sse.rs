@@ -17,7 +17,10 @@ use super::{
     event_stream::{EventStream, StreamError},
     read_limited, read_lines,
 };
-use crate::{children::child_transport::CHILD_MESSAGE_LIMIT, json_lines::LineReader};
+use crate::{
+    children::child_transport::{CHILD_MESSAGE_LIMIT, too_large},
+    json_lines::LineReader,
+};
 
 pub(super) async fn run(bridge: Arc<Bridge>, mut input: LineReader<DuplexStream>) {
     let (endpoint_tx, endpoint) = watch::channel(None);
@@ -80,10 +83,7 @@ async fn listen(bridge: Arc<Bridge>, endpoint: watch::Sender<Option<reqwest::Url
                 return;
             }
             Err(StreamError::TooLarge) => {
-                bridge.lose(&format!(
-                    "the server sent a message larger than {} MiB, the most toolshelf reads from a server",
-                    CHILD_MESSAGE_LIMIT / (1024 * 1024)
-                ));
+                bridge.lose(&too_large());
                 return;
             }
         }

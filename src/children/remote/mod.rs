@@ -22,7 +22,7 @@ use tokio::{io::DuplexStream, sync::watch};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use super::child_transport::CHILD_MESSAGE_LIMIT;
+use super::{child_transport::CHILD_MESSAGE_LIMIT, link::Ends};
 use crate::{
     config::{RemoteServer, RemoteTransport},
     json_lines::{Line, LineReader, LineWriter},
@@ -54,17 +54,11 @@ const ERROR_BODY_LIMIT: usize = 4096;
 /// The duplex buffer between the bridge and the child's line transport.
 const PIPE_BUFFER: usize = 64 * 1024;
 
-/// The ends of a remote child's message stream that `Child` reads and writes.
-pub(crate) struct Ends {
-    pub read: DuplexStream,
-    pub write: DuplexStream,
-}
-
 /// A running bridge to one remote server.
 #[derive(Debug)]
 pub(crate) struct Connection {
     /// The server's URL without what may be secret.
-    pub shown_url: String,
+    shown_url: String,
     stop: CancellationToken,
     ended: watch::Receiver<Option<String>>,
     done: watch::Receiver<bool>,
@@ -79,6 +73,7 @@ impl Connection {
         protocol: Option<&'static str>,
         span: tracing::Span,
     ) -> Result<(Connection, Ends), String> {
+        let shown_url = server.shown_url();
         let http = http_client()?;
         let mut headers = HeaderMap::new();
         for (name, value) in &server.headers {
@@ -105,7 +100,7 @@ impl Connection {
         let bridge = Arc::new(Bridge {
             http,
             url: server.url.clone(),
-            shown_url: server.shown_url(),
+            shown_url: shown_url.clone(),
             headers,
             secrets,
             out: LineWriter::spawn(theirs),
@@ -129,14 +124,14 @@ impl Connection {
         );
         Ok((
             Connection {
-                shown_url: server.shown_url(),
+                shown_url,
                 stop,
                 ended,
                 done,
             },
             Ends {
-                read: child_read,
-                write: child_write,
+                read: Box::pin(child_read),
+                write: Box::pin(child_write),
             },
         ))
     }
@@ -165,7 +160,10 @@ impl Connection {
     /// not lost), for error messages.
     pub(crate) fn describe_end(&self) -> String {
         match &*self.ended.borrow() {
-            Some(reason) => format!("the connection to {} was lost: {reason}", self.shown_url),
+            Some(reason) => format!(
+                "the connection to {} was lost: {reason}; the next call connects again",
+                self.shown_url
+            ),
             None => format!("the server is at {}", self.shown_url),
         }
     }
@@ -227,12 +225,23 @@ impl Bridge {
 
     /// Answers the child's request `id` with an error, as if the server had.
     pub(super) async fn refuse(&self, id: &RawValue, message: &str) {
-        let error = serde_json::json!({
-            "jsonrpc": "2.0",
-            "id": id,
-            "error": {"code": HTTP_FAILURE, "message": self.redact(message)},
-        });
-        if let Ok(line) = serde_json::to_vec(&error) {
+        self.deliver_error(id, HTTP_FAILURE, message, None).await;
+    }
+
+    /// Passes on a JSON-RPC error answering request `id`, its message without secrets.
+    async fn deliver_error(
+        &self,
+        id: &RawValue,
+        code: i32,
+        message: &str,
+        data: Option<Box<RawValue>>,
+    ) {
+        let mut error = serde_json::json!({"code": code, "message": self.redact(message)});
+        if let Some(data) = data {
+            error["data"] = serde_json::to_value(data).unwrap_or_default();
+        }
+        let answer = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": error});
+        if let Ok(line) = serde_json::to_vec(&answer) {
             self.deliver(&line).await;
         }
     }
@@ -250,16 +259,12 @@ impl Bridge {
             #[serde(default)]
             data: Option<Box<RawValue>>,
         }
-        let Ok(Body { error }) = serde_json::from_slice::<Body>(body) else {
-            return self.refuse(id, message).await;
-        };
-        let mut body = serde_json::json!({"code": error.code, "message": self.redact(message)});
-        if let Some(data) = error.data {
-            body["data"] = serde_json::to_value(data).unwrap_or_default();
-        }
-        let answer = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": body});
-        if let Ok(line) = serde_json::to_vec(&answer) {
-            self.deliver(&line).await;
+        match serde_json::from_slice::<Body>(body) {
+            Ok(Body { error }) => {
+                self.deliver_error(id, error.code, message, error.data)
+                    .await;
+            }
+            Err(_) => self.refuse(id, message).await,
         }
     }
 
@@ -334,6 +339,16 @@ impl Bridge {
             message.push_str(": ");
             message.push_str(&detail);
         }
+        let advice = match status {
+            StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => {
+                "; check the credentials in this server's `headers`"
+            }
+            StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED => {
+                "; check the server's `url` (toolshelf uses it as given)"
+            }
+            _ => "",
+        };
+        message.push_str(advice);
         self.redact(&message)
     }
 }

@@ -22,7 +22,10 @@ use super::{
     event_stream::{EventStream, StreamError},
     read_limited, read_lines, retry_delay,
 };
-use crate::{children::child_transport::CHILD_MESSAGE_LIMIT, json_lines::LineReader};
+use crate::{
+    children::child_transport::{CHILD_MESSAGE_LIMIT, too_large},
+    json_lines::LineReader,
+};
 
 const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
@@ -141,7 +144,7 @@ impl Streamable {
     }
 
     /// The session's headers for `outgoing` (if any), and the session's generation.
-    fn headers(&self, outgoing: Option<&Outgoing>) -> (HeaderMap, u64, bool) {
+    fn headers(&self, outgoing: Option<&Outgoing>) -> (HeaderMap, u64) {
         let session = self.lock();
         let mut headers = HeaderMap::new();
         if let Some(id) = &session.id {
@@ -162,7 +165,7 @@ impl Streamable {
                 }
             }
         }
-        (headers, session.generation, session.id.is_some())
+        (headers, session.generation)
     }
 
     fn url(&self) -> &reqwest::Url {
@@ -175,7 +178,8 @@ impl Streamable {
         }
         let mut renewed = false;
         loop {
-            let (headers, generation, had_session) = self.headers(Some(&outgoing));
+            let (headers, generation) = self.headers(Some(&outgoing));
+            let had_session = headers.contains_key(SESSION_ID);
             let sent = self.send_post(headers, outgoing.body.clone()).await;
             // A lost connection fails every call through the end of the child's stream.
             let Some(response) = sent else { return };
@@ -270,11 +274,7 @@ impl Streamable {
         }
         let body = read_limited(response, CHILD_MESSAGE_LIMIT + 1).await;
         if body.len() > CHILD_MESSAGE_LIMIT {
-            let message = format!(
-                "the server sent a message larger than {} MiB, the most toolshelf reads from a server",
-                CHILD_MESSAGE_LIMIT / (1024 * 1024)
-            );
-            self.refuse(outgoing, &message).await;
+            self.refuse(outgoing, &too_large()).await;
             return;
         }
         if body.trim_ascii().is_empty() {
@@ -347,19 +347,16 @@ impl Streamable {
                 Ok(None) => None,
                 Err(StreamError::Broken(reason)) => Some(reason),
                 Err(StreamError::TooLarge) => {
-                    self.bridge.lose(&format!(
-                        "the server sent a message larger than {} MiB, the most toolshelf reads from a server",
-                        CHILD_MESSAGE_LIMIT / (1024 * 1024)
-                    ));
+                    self.bridge.lose(&too_large());
                     return;
                 }
             };
             // The stream ended before the answer (or carried no request's answer at all).
             let Some(id) = awaited.as_deref() else { return };
             let Some(resume_from) = last_id.clone() else {
-                let reason = ended.unwrap_or_else(|| "it ended the stream".into());
+                let reason = ended.unwrap_or_else(|| "closed by the server".into());
                 let message = format!(
-                    "the server did not answer: {reason}, before the answer and without an event id to resume from"
+                    "the server's response stream ended before its answer ({reason}) and gave no event id to resume from; call the tool again"
                 );
                 self.bridge.refuse(id, &message).await;
                 return;
@@ -367,7 +364,7 @@ impl Streamable {
             empty_ends += 1;
             if empty_ends > EMPTY_RESUMES {
                 let message = format!(
-                    "the server ended the response stream {EMPTY_RESUMES} times in a row without sending anything"
+                    "the server ended the response stream {EMPTY_RESUMES} times in a row without sending anything; call the tool again"
                 );
                 self.bridge.refuse(id, &message).await;
                 return;
@@ -392,7 +389,7 @@ impl Streamable {
 
     /// Opens a GET event stream (resuming after `last_id`); `None` if the server is gone.
     async fn get_stream(&self, last_id: Option<&str>) -> Option<reqwest::Response> {
-        let (mut headers, _, _) = self.headers(None);
+        let (mut headers, _) = self.headers(None);
         if let Some(last_id) = last_id.and_then(|id| HeaderValue::from_str(id).ok()) {
             headers.insert(LAST_EVENT_ID, last_id);
         }
@@ -412,7 +409,8 @@ impl Streamable {
         let mut last_id: Option<String> = None;
         let mut retry = None;
         loop {
-            let (_, generation, had_session) = self.headers(None);
+            let (headers, generation) = self.headers(None);
+            let had_session = headers.contains_key(SESSION_ID);
             let Some(response) = self.get_stream(last_id.as_deref()).await else {
                 return;
             };
@@ -449,10 +447,7 @@ impl Streamable {
                     }
                     Ok(None) | Err(StreamError::Broken(_)) => break,
                     Err(StreamError::TooLarge) => {
-                        self.bridge.lose(&format!(
-                            "the server sent a message larger than {} MiB, the most toolshelf reads from a server",
-                            CHILD_MESSAGE_LIMIT / (1024 * 1024)
-                        ));
+                        self.bridge.lose(&too_large());
                         return;
                     }
                 }
@@ -480,7 +475,7 @@ impl Streamable {
                     .into(),
             );
         };
-        let (headers, _, _) = self.headers(None);
+        let (headers, _) = self.headers(None);
         let sent = self.send_post(headers, initialize).await;
         let response = sent.ok_or("the server cannot be reached")?;
         let status = response.status();
@@ -496,7 +491,7 @@ impl Streamable {
         let _ = read_limited(response, CHILD_MESSAGE_LIMIT).await;
         let initialized =
             Bytes::from_static(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-        let (headers, _, _) = self.headers(None);
+        let (headers, _) = self.headers(None);
         let _ = self.send_post(headers, initialized).await;
         self.lock().generation += 1;
         tracing::info!(url = %self.bridge.shown_url, "the server forgot the session; a new one was opened");
@@ -505,8 +500,8 @@ impl Streamable {
 
     /// Ends the session at the server, if it keeps one (best effort).
     async fn close(&self) {
-        let (headers, _, had_session) = self.headers(None);
-        if !had_session {
+        let (headers, _) = self.headers(None);
+        if !headers.contains_key(SESSION_ID) {
             return;
         }
         let request = self
