@@ -23,6 +23,11 @@ pub enum Command {
     /// Validate the config, start every toolbox once and print a table of servers; exits 1 if
     /// any server failed, 2 if the config is invalid.
     Check(ConfigArg),
+    /// Log in to a remote server that has `"auth": "oauth"`: prints the authorization URL (and
+    /// opens a browser where there is one), waits for the redirect, keeps the tokens.
+    Login(LoginArgs),
+    /// Remove the saved OAuth login of a server.
+    Logout(TargetArgs),
     /// Print the JSON Schema of the config file, for editors.
     Schema,
     /// Internal: the process guard toolshelf starts beside its children (see ARCHITECTURE.md).
@@ -35,4 +40,22 @@ pub struct ConfigArg {
     /// Config file. Default: $TOOLSHELF_CONFIG, else ./toolboxes.json.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct TargetArgs {
+    /// The server, as TOOLBOX/SERVER.
+    #[arg(value_name = "TOOLBOX/SERVER")]
+    pub target: String,
+    #[command(flatten)]
+    pub config: ConfigArg,
+}
+
+#[derive(Debug, Args)]
+pub struct LoginArgs {
+    #[command(flatten)]
+    pub server: TargetArgs,
+    /// Only print the URL; do not open a browser.
+    #[arg(long)]
+    pub no_browser: bool,
 }

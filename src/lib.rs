@@ -13,6 +13,8 @@
 //! - `toolboxes` — configured toolboxes and each server's state; opening starts children.
 //! - `children` — the only module that starts processes: spawn, MCP client session, stop.
 //! - [`config`] — file → validated `Config`; `schema_check` — schemars + jsonschema checking.
+//! - `oauth` — `toolshelf login`/`logout` and the tokens of OAuth servers; `http_client` — the
+//!   one HTTP client.
 //! - `catalog` — each server's current tools; `suggest` — "did you mean" by edit distance.
 
 mod agent_calls;
@@ -30,8 +32,10 @@ pub use children::guard::{GUARD_COMMAND, run as run_process_guard};
 pub mod cli;
 pub mod config;
 mod error;
+mod http_client;
 mod json_lines;
 mod meta_tools;
+pub mod oauth;
 mod schema_check;
 pub mod server;
 mod suggest;

@@ -69,6 +69,23 @@ async fn run(command: Command) -> ExitCode {
                 }
             }
         }
+        Command::Login(args) => {
+            let Some(config) = load(args.server.config.config) else {
+                return ExitCode::from(2);
+            };
+            let mut say = std::io::stderr().lock();
+            let done =
+                toolshelf::oauth::login(&config, &args.server.target, !args.no_browser, &mut say)
+                    .await;
+            login_exit(done)
+        }
+        Command::Logout(args) => {
+            let Some(config) = load(args.config.config) else {
+                return ExitCode::from(2);
+            };
+            let mut say = std::io::stderr().lock();
+            login_exit(toolshelf::oauth::logout(&config, &args.target, &mut say))
+        }
         Command::Check(args) => {
             let Some(config) = load(args.config) else {
                 return ExitCode::from(2);
@@ -84,6 +101,17 @@ async fn run(command: Command) -> ExitCode {
             }
         }
     }
+}
+
+fn login_exit(done: Result<(), toolshelf::oauth::LoginError>) -> ExitCode {
+    use toolshelf::oauth::LoginError;
+    let (code, message) = match done {
+        Ok(()) => return ExitCode::SUCCESS,
+        Err(LoginError::Usage(message)) => (2, message),
+        Err(LoginError::Failed(message)) => (1, message),
+    };
+    let _ = writeln!(std::io::stderr().lock(), "error: {message}");
+    ExitCode::from(code)
 }
 
 fn load(from_cli: Option<std::path::PathBuf>) -> Option<config::Config> {

@@ -87,6 +87,12 @@ pub(crate) struct ServerFile {
     /// expanded, secret: never logged, never shown.
     #[serde(default)]
     pub headers: IndexMap<String, String>,
+    /// "oauth" (remote servers): the server signs its users in with OAuth; run `toolshelf login TOOLBOX/SERVER` once, and the tokens are kept and renewed by themselves
+    #[serde(default)]
+    pub auth: Option<AuthKind>,
+    /// Settings of the OAuth login, for servers that need them (with `"auth": "oauth"`).
+    #[serde(default)]
+    pub oauth: Option<OAuthFile>,
     /// Its arguments (local servers). `${VAR}` and `${VAR:-default}` are expanded.
     #[serde(default)]
     pub args: Vec<String>,
@@ -141,6 +147,43 @@ pub(crate) enum ServerKind {
     Http,
     /// HTTP with server-sent events (protocol 2024-11-05).
     Sse,
+}
+
+/// How toolshelf proves who it is to a remote server, beyond its `headers`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum AuthKind {
+    /// The OAuth authorization-code flow with PKCE, as the MCP authorization spec describes.
+    Oauth,
+}
+
+/// Settings of an OAuth login. Without them toolshelf registers itself with the authorization
+/// server (dynamic client registration) and asks for the scopes the server names.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub(crate) struct OAuthFile {
+    /// A client id registered with the authorization server beforehand, for servers that do
+    /// not offer dynamic registration. `${VAR}` is expanded.
+    #[serde(default)]
+    #[schemars(length(min = 1))]
+    pub client_id: Option<String>,
+    /// The secret of that client, if it has one: write it as `${VAR}`. Never logged or shown.
+    #[serde(default)]
+    #[schemars(length(min = 1))]
+    pub client_secret: Option<String>,
+    /// The https URL of a client ID metadata document you host (SEP-991), used as the client id
+    /// where the authorization server supports such documents, instead of registering.
+    #[serde(default)]
+    #[schemars(length(min = 1))]
+    pub client_metadata_url: Option<String>,
+    /// Scopes to ask for, instead of those the server names.
+    #[serde(default)]
+    pub scopes: Vec<String>,
+    /// The loopback port that receives the login's redirect, for a client registered with a
+    /// fixed redirect URI (http://127.0.0.1:PORT/callback). Default: any free port.
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 65535))]
+    pub callback_port: Option<u16>,
 }
 
 /// How one tool of a server is shown to the agent.

@@ -105,6 +105,26 @@ pub struct RemoteServer {
     pub url: reqwest::Url,
     /// Sent with every request. Values are secret: never logged, never shown to the agent.
     pub headers: Vec<(String, String)>,
+    /// Set when the server signs its users in with OAuth (boxed: few servers have it).
+    pub oauth: Option<Box<OAuthSettings>>,
+}
+
+/// How toolshelf logs in to a server with OAuth.
+pub struct OAuthSettings {
+    /// A client registered beforehand; `None`: dynamic client registration.
+    pub client_id: Option<String>,
+    /// Secret: never logged, never shown.
+    pub client_secret: Option<String>,
+    /// A client ID metadata document's URL, the client id where the server supports those.
+    pub client_metadata_url: Option<reqwest::Url>,
+    /// Scopes to ask for; empty: those the server names.
+    pub scopes: Vec<String>,
+    /// The port of the redirect URI; `None`: any free port.
+    pub callback_port: Option<u16>,
+    /// `TOOLBOX/SERVER`, the name `toolshelf login` takes.
+    pub target: String,
+    /// The command that logs in, for messages: `toolshelf login [--config FILE] TOOLBOX/SERVER`.
+    pub login_command: String,
 }
 
 /// The HTTP transports of MCP.
@@ -159,6 +179,23 @@ impl fmt::Debug for RemoteServer {
             .field("transport", &self.transport)
             .field("url", &self.shown_url())
             .field("header_names", &header_names)
+            .field("oauth", &self.oauth)
+            .finish()
+    }
+}
+
+impl fmt::Debug for OAuthSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OAuthSettings")
+            .field("client_id", &self.client_id)
+            .field(
+                "client_secret",
+                &self.client_secret.as_ref().map(|_| "[secret]"),
+            )
+            .field("client_metadata_url", &self.client_metadata_url)
+            .field("scopes", &self.scopes)
+            .field("callback_port", &self.callback_port)
+            .field("target", &self.target)
             .finish()
     }
 }
@@ -296,11 +333,13 @@ pub fn load_from(path: &Path, from: ConfigSource) -> Result<Config, ConfigError>
         source,
     })?;
     let base_dir = path.parent().unwrap_or(Path::new("."));
-    parse(&text, base_dir, &|name| std::env::var(name).ok()).map_err(|problems| {
-        ConfigError::Invalid {
-            path: path.to_owned(),
-            problems,
-        }
+    let file = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    validate::parse(&text, base_dir, Some(&file), &|name| {
+        std::env::var(name).ok()
+    })
+    .map_err(|problems| ConfigError::Invalid {
+        path: path.to_owned(),
+        problems,
     })
 }
 
@@ -310,7 +349,7 @@ pub fn parse(
     base_dir: &Path,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Config, Vec<Violation>> {
-    validate::parse(text, base_dir, lookup)
+    validate::parse(text, base_dir, None, lookup)
 }
 
 /// The JSON Schema of the config file, for editors (`toolshelf schema`).

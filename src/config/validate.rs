@@ -15,17 +15,20 @@ use serde_json::Value;
 
 use super::{
     Config, DEFAULT_CALL_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, Endpoint,
-    LocalServer, RemoteServer, RemoteTransport, ServerSpec, ToolFilter, ToolOverride, ToolboxSpec,
+    LocalServer, OAuthSettings, RemoteServer, RemoteTransport, ServerSpec, ToolFilter,
+    ToolOverride, ToolboxSpec,
     expand::expand,
-    file::{ConfigFile, DefaultsFile, ServerFile, ServerKind, ToolFiltersFile},
+    file::{ConfigFile, DefaultsFile, OAuthFile, ServerFile, ServerKind, ToolFiltersFile},
 };
 use crate::schema_check::{SchemaCheck, Violation, ViolationKind};
 
 static CHECK: LazyLock<SchemaCheck<ConfigFile>> = LazyLock::new(SchemaCheck::new);
 
+/// `file` is the config's own path, named in the `toolshelf login` command of messages.
 pub(super) fn parse(
     text: &str,
     base_dir: &Path,
+    file: Option<&Path>,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Config, Vec<Violation>> {
     let value: serde_json::Value = serde_json::from_str(text).map_err(|error| {
@@ -38,7 +41,7 @@ pub(super) fn parse(
     })?;
     let mut problems = CHECK.violations(&value);
     // Meaning is checked wherever the shape is right, so one run reports everything.
-    let config = build(&value, base_dir, lookup, &mut problems);
+    let config = build(&value, base_dir, file, lookup, &mut problems);
     if problems.is_empty() {
         Ok(config)
     } else {
@@ -67,6 +70,7 @@ fn shape_ok(problems: &[Violation], path: &str) -> bool {
 fn build(
     value: &Value,
     base_dir: &Path,
+    file: Option<&Path>,
     lookup: &dyn Fn(&str) -> Option<String>,
     problems: &mut Vec<Violation>,
 ) -> Config {
@@ -93,14 +97,19 @@ fn build(
                 check_variables(server, &server_path, lookup, problems);
                 continue;
             }
+            let place = Place {
+                path: &server_path,
+                base_dir,
+                login: login_command(file, name, server_name),
+                target: format!("{name}/{server_name}"),
+            };
             match ServerFile::deserialize(server) {
                 Ok(file) => specs.push(Arc::new(build_server(
                     server_name.clone(),
                     file,
                     server,
                     &defaults,
-                    &server_path,
-                    base_dir,
+                    &place,
                     lookup,
                     problems,
                 ))),
@@ -175,12 +184,12 @@ fn build_server(
     server: ServerFile,
     raw: &Value,
     defaults: &DefaultsFile,
-    path: &str,
-    base_dir: &Path,
+    place: &Place,
     lookup: &dyn Fn(&str) -> Option<String>,
     problems: &mut Vec<Violation>,
 ) -> ServerSpec {
-    let endpoint = build_endpoint(&server, raw, path, base_dir, lookup, problems);
+    let path = place.path;
+    let endpoint = build_endpoint(&server, raw, place, lookup, problems);
     let tool_filter = match server.tool_filters {
         None | Some(ToolFiltersFile::All(_)) => ToolFilter::All,
         Some(ToolFiltersFile::Names(names)) if names.iter().any(|name| name == "*") => {
@@ -290,11 +299,11 @@ const RESERVED_HEADERS: &[&str] = &[
 fn build_endpoint(
     server: &ServerFile,
     raw: &Value,
-    path: &str,
-    base_dir: &Path,
+    place: &Place,
     lookup: &dyn Fn(&str) -> Option<String>,
     problems: &mut Vec<Violation>,
 ) -> Endpoint {
+    let (path, base_dir) = (place.path, place.base_dir);
     let placeholder = || {
         Endpoint::Local(LocalServer {
             command: String::new(),
@@ -357,6 +366,14 @@ fn build_endpoint(
                 format!("{path}.headers"),
                 "belongs to a remote server (`url`); a local server gets secrets through `env`, so move them there".into(),
             ));
+        }
+        for key in ["auth", "oauth"] {
+            if raw.get(key).is_some() {
+                problems.push(problem(
+                    format!("{path}.{key}"),
+                    "belongs to a remote server (`url`): a local program is not logged in to; remove it".into(),
+                ));
+            }
         }
         let command_text = server.command.as_deref().unwrap_or_default();
         let command = expand_at(command_text, format!("{path}.command"), problems);
@@ -437,6 +454,17 @@ fn build_endpoint(
         }
         headers.push((name.clone(), value));
     }
+    let oauth = build_oauth(server, place, lookup, problems).map(Box::new);
+    if oauth.is_some()
+        && let Some((name, _)) = headers
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case("authorization"))
+    {
+        problems.push(problem(
+            format!("{path}.headers.{name}"),
+            "would replace the token of the OAuth login (`auth`: \"oauth\"); remove this header, or `auth` if the header is the credential".into(),
+        ));
+    }
     let Some(url) = url else {
         return placeholder();
     };
@@ -447,6 +475,89 @@ fn build_endpoint(
         },
         url,
         headers,
+        oauth,
+    })
+}
+
+/// Where a server is in the file, for its messages.
+struct Place<'a> {
+    /// `toolboxes.T.mcpServers.S`.
+    path: &'a str,
+    base_dir: &'a Path,
+    /// `TOOLBOX/SERVER`.
+    target: String,
+    /// The `toolshelf login` command for this server.
+    login: String,
+}
+
+/// `toolshelf login [--config FILE] TOOLBOX/SERVER`; the file is named when known, since the
+/// user runs it from wherever they are.
+fn login_command(file: Option<&Path>, toolbox: &str, server: &str) -> String {
+    match file {
+        Some(file) => format!(
+            "toolshelf login --config '{}' {toolbox}/{server}",
+            file.display()
+        ),
+        None => format!("toolshelf login {toolbox}/{server}"),
+    }
+}
+
+/// The OAuth settings of a remote server with `"auth": "oauth"`.
+fn build_oauth(
+    server: &ServerFile,
+    place: &Place,
+    lookup: &dyn Fn(&str) -> Option<String>,
+    problems: &mut Vec<Violation>,
+) -> Option<OAuthSettings> {
+    let path = place.path;
+    let settings = server.oauth.as_ref();
+    if server.auth.is_none() {
+        if settings.is_some() {
+            problems.push(problem(
+                format!("{path}.oauth"),
+                "configures an OAuth login, but the server has no `\"auth\": \"oauth\"`; add it (or remove `oauth`)".into(),
+            ));
+        }
+        return None;
+    }
+    let default = OAuthFile::default();
+    let settings = settings.unwrap_or(&default);
+    let mut expand_at = |value: &Option<String>, key: &str| {
+        let value = value.as_deref()?;
+        expand(value, lookup)
+            .map_err(|error| {
+                problems.push(problem(format!("{path}.oauth.{key}"), error.to_string()))
+            })
+            .ok()
+    };
+    let client_id = expand_at(&settings.client_id, "clientId");
+    let client_secret = expand_at(&settings.client_secret, "clientSecret");
+    let document = expand_at(&settings.client_metadata_url, "clientMetadataUrl");
+    if settings.client_secret.is_some() && settings.client_id.is_none() {
+        problems.push(problem(
+            format!("{path}.oauth.clientSecret"),
+            "is the secret of a registered client, but there is no `clientId`; add the client's id"
+                .into(),
+        ));
+    }
+    let client_metadata_url = document.and_then(|text| match reqwest::Url::parse(&text) {
+            Ok(url) if url.scheme() == "https" && url.path() != "/" => Some(url),
+            _ => {
+                problems.push(problem(
+                    format!("{path}.oauth.clientMetadataUrl"),
+                    "is not an https URL with a path; write where your client ID metadata document is served, such as https://example.com/toolshelf-client.json".into(),
+                ));
+                None
+            }
+        });
+    Some(OAuthSettings {
+        client_id,
+        client_secret,
+        client_metadata_url,
+        scopes: settings.scopes.clone(),
+        callback_port: settings.callback_port,
+        target: place.target.clone(),
+        login_command: place.login.clone(),
     })
 }
 

@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import urllib.request
 
 # The tools each scenario expects its client to call, with their arguments.
 CALLS = {
@@ -20,34 +21,76 @@ CALLS = {
     "tools_call": [("add_numbers", {"a": 5, "b": 3})],
     "sse-retry": [("test_reconnection", {})],
 }
+# The auth scenarios' server has one tool; the client logs in first (`toolshelf login`).
+AUTH_CALLS = [("test-tool", {})]
 
 
 def main() -> int:
     url = sys.argv[-1]
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
-    calls = CALLS.get(scenario)
+    oauth = scenario.startswith("auth/")
+    calls = AUTH_CALLS if oauth else CALLS.get(scenario)
     if calls is None:
         print(f"client_driver: no calls known for scenario {scenario!r}", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory() as folder:
         config = os.path.join(folder, "toolboxes.json")
+        server = {"url": url, "startupTimeout": 20, "callTimeout": 20}
+        if oauth:
+            server["auth"] = "oauth"
+            context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+            if "client_id" in context:
+                server["oauth"] = {"clientId": context["client_id"], "clientSecret": context["client_secret"]}
+            else:
+                # The suite's stand-in for a hosted client ID metadata document; used only where
+                # the authorization server supports those, registration otherwise.
+                server["oauth"] = {"clientMetadataUrl": "https://conformance-test.local/client-metadata.json"}
         with open(config, "w") as file:
-            servers = {"mock": {"url": url, "startupTimeout": 20, "callTimeout": 20}}
-            json.dump({"toolboxes": {"conformance": {"mcpServers": servers}}}, file)
+            json.dump({"toolboxes": {"conformance": {"mcpServers": {"mock": server}}}}, file)
+        # The login's tokens go to this run's own data folder.
+        env = dict(os.environ, XDG_DATA_HOME=os.path.join(folder, "data"))
+        if oauth and not log_in(config, env):
+            return 1
         shelf = subprocess.Popen(
             [os.environ["TOOLSHELF_BIN"], "serve", "--config", config],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
+            env=env,
         )
+        # A refusal that asks for a new login (step-up authorization) gets one, as a user would
+        # give it, and the call is made again.
+        again = (lambda: log_in(config, env)) if oauth else None
         try:
-            return drive(shelf, calls)
+            return drive(shelf, calls, again)
         finally:
             shelf.stdin.close()
             shelf.wait(timeout=20)
 
 
-def drive(shelf: subprocess.Popen, calls: list) -> int:
+def log_in(config: str, env: dict) -> bool:
+    """Runs `toolshelf login` as a user would, with the mock authorization server standing in
+    for the browser: it redirects at once to toolshelf's loopback callback."""
+    login = subprocess.Popen(
+        [os.environ["TOOLSHELF_BIN"], "login", "--no-browser", "--config", config, "conformance/mock"],
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    for line in login.stderr:
+        print(line, end="", file=sys.stderr)
+        if line.startswith("http"):
+            # urllib follows the authorization server's redirect to the callback.
+            with urllib.request.urlopen(line.strip(), timeout=20) as page:
+                page.read()
+            break
+    rest = login.stderr.read()
+    print(rest, end="", file=sys.stderr)
+    return login.wait(timeout=20) == 0
+
+
+def drive(shelf: subprocess.Popen, calls: list, log_in_again) -> int:
     next_id = iter(range(1, 1000))
 
     def request(method: str, params: dict) -> dict:
@@ -75,8 +118,12 @@ def drive(shelf: subprocess.Popen, calls: list) -> int:
         return 1
     for name, arguments in calls:
         tool = {"toolbox": "conformance", "server": "mock", "name": name}
-        answer = request("tools/call", {"name": "use_tool", "arguments": {"tool": tool, "arguments": arguments}})
+        call = {"name": "use_tool", "arguments": {"tool": tool, "arguments": arguments}}
+        answer = request("tools/call", call)
         print(json.dumps(answer), file=sys.stderr)
+        if log_in_again and "toolshelf login" in json.dumps(answer) and log_in_again():
+            answer = request("tools/call", call)
+            print(json.dumps(answer), file=sys.stderr)
         if "error" in answer or answer.get("result", {}).get("isError"):
             return 1
     return 0

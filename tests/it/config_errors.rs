@@ -142,6 +142,19 @@ const CORPUS: &[(&str, &str)] = &[
     }}"#,
     ),
     (
+        "oauth",
+        r#"{"toolboxes": {
+        "a": { "mcpServers": {
+            "on_stdio": { "command": "x", "auth": "oauth", "oauth": { "scopes": ["s"] } },
+            "settings_without_auth": { "url": "https://example.com/mcp", "oauth": { "clientId": "c" } },
+            "with_authorization": { "url": "https://example.com/mcp", "auth": "oauth", "headers": { "Authorization": "Bearer ${TOOLSHELF_TEST_SET}" } },
+            "secret_without_id": { "url": "https://example.com/mcp", "auth": "oauth", "oauth": { "clientSecret": "${TOOLSHELF_TEST_SET}" } },
+            "bad_document": { "url": "https://example.com/mcp", "auth": "oauth", "oauth": { "clientMetadataUrl": "http://example.com/" } },
+            "unknown": { "url": "https://example.com/mcp", "auth": "basic", "oauth": { "callbackPort": 0, "redirect": "x" } }
+        } }
+    }}"#,
+    ),
+    (
         "timeouts",
         r#"{"toolboxes": {
         "a": { "mcpServers": { "s": { "command": "x", "startupTimeout": 0, "callTimeout": 1e300 } } }

@@ -395,15 +395,25 @@ impl RawClient {
 
     /// Starts `command` as an MCP server on stdio and initializes on protocol `version`.
     pub async fn spawn(
+        command: tokio::process::Command,
+        dir: Option<tempfile::TempDir>,
+        version: &str,
+    ) -> Self {
+        Self::spawn_logged(command, dir, version, Stdio::null()).await
+    }
+
+    /// As `spawn`, with the server's stderr going to `log`.
+    pub async fn spawn_logged(
         mut command: tokio::process::Command,
         dir: Option<tempfile::TempDir>,
         version: &str,
+        log: Stdio,
     ) -> Self {
         use tokio::io::AsyncBufReadExt;
         let mut process = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(log)
             .kill_on_drop(true)
             .spawn()
             .expect("spawn the server");

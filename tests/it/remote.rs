@@ -45,11 +45,22 @@ impl HttpServer {
 
     /// The header-checking Python server, accepting `token`.
     async fn header_checker(token: &str) -> Self {
-        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/header_server.py");
+        Self::python("header_server.py", token).await
+    }
+
+    /// The OAuth-protected Python server with its authorization server; access tokens live
+    /// `lifetime` seconds.
+    async fn oauth_protected(lifetime: &str) -> Self {
+        Self::python("oauth_server.py", lifetime).await
+    }
+
+    /// A server of `tests/python/`, run as `SCRIPT PORT ARGUMENT`.
+    async fn python(script: &str, argument: &str) -> Self {
+        let script = format!("{}/tests/python/{script}", env!("CARGO_MANIFEST_DIR"));
         let port = free_port();
         let mut server = Self {
             program: python_env().join("bin/python").display().to_string(),
-            args: vec![script.into(), port.to_string(), token.into()],
+            args: vec![script, port.to_string(), argument.into()],
             port,
             path: "/mcp",
             process: None,
@@ -291,4 +302,155 @@ async fn headers_reach_a_remote_server_and_a_refused_token_is_reported_without_i
         Some(10)
     );
     assert!(seen["mcp-session-id"].is_string(), "{seen}");
+}
+
+/// Runs `toolshelf login` as a user would: reads the authorization URL it prints and opens it
+/// (the test's authorization server redirects at once to toolshelf's loopback callback).
+async fn log_in(config: &std::path::Path, data: &std::path::Path, target: &str) -> String {
+    use tokio::io::AsyncBufReadExt;
+    let mut login = tokio::process::Command::new(toolshelf_bin())
+        .args(["login", "--no-browser", "--config"])
+        .arg(config)
+        .arg(target)
+        .env("XDG_DATA_HOME", data)
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("run toolshelf login");
+    let mut lines = tokio::io::BufReader::new(login.stderr.take().expect("stderr")).lines();
+    let mut said = String::new();
+    let finished = tokio::time::timeout(DEADLINE, async {
+        while let Some(line) = lines.next_line().await.expect("read") {
+            said.push_str(&line);
+            said.push('\n');
+            if line.starts_with("http") {
+                open_in_browser(&line).await;
+            }
+        }
+        login.wait().await.expect("login exits")
+    })
+    .await
+    .expect("the login ends in time");
+    assert!(finished.success(), "{said}");
+    said
+}
+
+/// What a browser does with the authorization URL here: follows the redirect to the callback.
+async fn open_in_browser(url: &str) {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let response = reqwest::get(url)
+        .await
+        .expect("the authorization URL answers");
+    assert!(response.status().is_success(), "{}", response.status());
+    let page = response.text().await.expect("the callback's page");
+    assert!(page.contains("logged in"), "{page}");
+}
+
+/// Makes the OAuth server forget its tokens (`query`: which).
+async fn revoke(server: &HttpServer, query: &str) {
+    let url = format!("http://127.0.0.1:{}/revoke{query}", server.port);
+    let response = reqwest::Client::new()
+        .post(url)
+        .send()
+        .await
+        .expect("revoke");
+    assert!(response.status().is_success());
+}
+
+#[tokio::test]
+async fn an_oauth_server_is_logged_in_to_once_and_its_tokens_renew_by_themselves() {
+    use std::os::unix::fs::PermissionsExt;
+    let server = HttpServer::oauth_protected("2").await;
+    let servers = json!({"secure": {"url": server.url(), "auth": "oauth"}});
+    let (dir, path) = write_config(&config(&[("mix", "", servers)]));
+    let data = tempfile::tempdir().expect("data folder");
+    let log = tempfile::NamedTempFile::new().expect("log file");
+    let mut command = tokio::process::Command::new(toolshelf_bin());
+    command
+        .args(["serve", "--config"])
+        .arg(&path)
+        .env("RUST_LOG", "debug")
+        .env("XDG_DATA_HOME", data.path());
+    let mut shelf = RawClient::spawn_logged(
+        command,
+        None,
+        "2025-06-18",
+        log.reopen().expect("log").into(),
+    )
+    .await;
+
+    // Nobody has logged in: the open says at once which command the user must run.
+    let opened = shelf.open(1, "mix").await.to_string();
+    let login = format!("toolshelf login --config '{}' mix/secure", path.display());
+    assert!(opened.contains("needs an OAuth login"), "{opened}");
+    assert!(opened.contains(&login), "{opened}");
+
+    let said = log_in(&path, data.path(), "mix/secure").await;
+    assert!(said.contains("Logged in to mix/secure"), "{said}");
+    let folder = data.path().join("toolshelf/oauth");
+    let files: Vec<_> = std::fs::read_dir(&folder)
+        .expect("the login folder")
+        .map(|entry| entry.expect("entry").path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let mode = |path: &std::path::Path| {
+        std::fs::metadata(path)
+            .expect("metadata")
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    assert_eq!(mode(&files[0]), 0o600);
+    assert_eq!(mode(&folder), 0o700);
+
+    // The running toolshelf uses the new login when the agent opens the toolbox again.
+    let opened_again = shelf.open(2, "mix").await;
+    let listed: Value = serde_json::from_str(&result_text(&opened_again)).expect("JSON");
+    let tools = opened_tools(&listed);
+    assert!(
+        tools.iter().any(|tool| tool["name"] == "whoami"),
+        "{opened_again}"
+    );
+    let whoami = || use_tool("secure", "whoami", json!({}));
+    let (_, answer) = shelf.request(6, "tools/call", whoami()).await;
+    let first: Value =
+        serde_json::from_str(&result_text(&answer)).unwrap_or_else(|_| panic!("{answer}"));
+    assert_eq!(first["refreshes"], json!(0), "{answer}");
+
+    // The token expires: it is renewed before the call, without the user.
+    tokio::time::sleep(Duration::from_millis(2200)).await;
+    let (_, answer) = shelf.request(3, "tools/call", whoami()).await;
+    let second: Value = serde_json::from_str(&result_text(&answer)).expect("whoami");
+    assert_eq!(second["refreshes"], json!(1), "{answer}");
+    assert_ne!(second["token"], first["token"]);
+
+    // The server forgets its tokens: the refused one is renewed and the call sent again.
+    revoke(&server, "").await;
+    let (_, answer) = shelf.request(4, "tools/call", whoami()).await;
+    let third: Value = serde_json::from_str(&result_text(&answer)).expect("whoami");
+    assert_eq!(third["refreshes"], json!(2), "{answer}");
+
+    // Refresh tokens gone too: the call fails with what the user must do.
+    revoke(&server, "?refresh=1").await;
+    let (_, answer) = shelf.request(5, "tools/call", whoami()).await;
+    assert_eq!(answer["result"]["isError"], json!(true), "{answer}");
+    assert!(answer.to_string().contains(&login), "{answer}");
+
+    // No token reached the log or the agent.
+    let logged = std::fs::read_to_string(log.path()).expect("log");
+    assert!(logged.contains("secure"), "the log has the server's events");
+    assert!(!logged.contains("tok-"), "{logged}");
+    assert!(!opened.contains("tok-") && !answer.to_string().contains("tok-"));
+
+    let output = std::process::Command::new(toolshelf_bin())
+        .args(["logout", "--config"])
+        .arg(&path)
+        .arg("mix/secure")
+        .env("XDG_DATA_HOME", data.path())
+        .output()
+        .expect("logout");
+    assert!(output.status.success(), "{output:?}");
+    assert!(!files[0].exists(), "logout removes the tokens");
+    drop(dir);
 }

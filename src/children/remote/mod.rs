@@ -8,7 +8,7 @@ mod legacy_sse;
 mod streamable;
 
 use std::{
-    sync::{Arc, OnceLock},
+    sync::Arc,
     time::{Duration, Instant},
 };
 
@@ -25,15 +25,14 @@ use tracing::Instrument;
 use super::{child_transport::CHILD_MESSAGE_LIMIT, link::Ends};
 use crate::{
     config::{RemoteServer, RemoteTransport},
+    http_client::CONNECT_TIMEOUT,
     json_lines::{Line, LineReader, LineWriter},
+    oauth::{Grant, SavedLogin},
 };
 
 /// The JSON-RPC error code of a request the server answered with an HTTP error (the message
 /// has the status), or that never reached it.
 pub(crate) const HTTP_FAILURE: i32 = -32001;
-
-/// How long a connection attempt may take.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Waits before each attempt to connect: a connection refused three times in under a second is
 /// a server that is gone, and the calls waiting on it fail at once.
@@ -74,7 +73,12 @@ impl Connection {
         span: tracing::Span,
     ) -> Result<(Connection, Ends), String> {
         let shown_url = server.shown_url();
-        let http = http_client()?;
+        let http = crate::http_client::shared()?;
+        // Read now, so that a server nobody has logged in to fails at once.
+        let login = match &server.oauth {
+            Some(settings) => Some(SavedLogin::read(server, settings)?),
+            None => None,
+        };
         let mut headers = HeaderMap::new();
         for (name, value) in &server.headers {
             // Both were checked when the config was read.
@@ -97,25 +101,39 @@ impl Connection {
         let (ended_tx, ended) = watch::channel(None);
         let (done_tx, done) = watch::channel(false);
         let stop = CancellationToken::new();
-        let bridge = Arc::new(Bridge {
-            http,
-            url: server.url.clone(),
-            shown_url: shown_url.clone(),
-            headers,
-            secrets,
-            out: LineWriter::spawn(theirs),
-            ended: ended_tx,
-            stop: stop.clone(),
-        });
+        let url = server.url.clone();
         let transport = server.transport;
+        let bridge_stop = stop.clone();
+        let bridge_url = shown_url.clone();
         tokio::spawn(
             async move {
+                let grant = match login {
+                    Some(login) => Some(Grant::new(url.clone(), login).await),
+                    None => None,
+                };
+                let (grant, refused) = match grant {
+                    Some(Ok(grant)) => (Some(grant), None),
+                    Some(Err(reason)) => (None, Some(reason)),
+                    None => (None, None),
+                };
+                let bridge = Arc::new(Bridge {
+                    http,
+                    url,
+                    shown_url: bridge_url,
+                    headers,
+                    secrets,
+                    grant,
+                    out: LineWriter::spawn(theirs),
+                    ended: ended_tx,
+                    stop: bridge_stop,
+                });
                 let input = LineReader::new(ours, CHILD_MESSAGE_LIMIT);
-                match transport {
-                    RemoteTransport::StreamableHttp => {
+                match (refused, transport) {
+                    (Some(reason), _) => bridge.lose(&reason),
+                    (None, RemoteTransport::StreamableHttp) => {
                         streamable::run(bridge.clone(), input, protocol).await;
                     }
-                    RemoteTransport::Sse => legacy_sse::run(bridge.clone(), input).await,
+                    (None, RemoteTransport::Sse) => legacy_sse::run(bridge.clone(), input).await,
                 }
                 bridge.out.close().await;
                 done_tx.send_replace(true);
@@ -178,6 +196,8 @@ pub(super) struct Bridge {
     headers: HeaderMap,
     /// The configured header values (and their tokens), kept out of every message.
     secrets: Vec<String>,
+    /// The OAuth login, for servers with `"auth": "oauth"`.
+    grant: Option<Grant>,
     /// The child's side: messages from the server, one per line.
     out: LineWriter,
     ended: watch::Sender<Option<String>>,
@@ -283,13 +303,17 @@ impl Bridge {
         self.stop.cancel();
     }
 
-    /// `text` without any configured header value (a server may echo a token back).
+    /// `text` without any configured header value or OAuth token (a server may echo a token
+    /// back).
     pub(super) fn redact(&self, text: &str) -> String {
         let mut text = text.to_owned();
         for secret in &self.secrets {
             text = text.replace(secret.as_str(), "[redacted]");
         }
-        text
+        match &self.grant {
+            Some(grant) => grant.redact(&text),
+            None => text,
+        }
     }
 
     /// A request to the server with the configured headers.
@@ -303,18 +327,65 @@ impl Bridge {
             .headers(self.headers.clone())
     }
 
-    /// Sends what `build` makes, trying again while the connection is refused (`CONNECT_ATTEMPTS`).
-    /// `None` when the server cannot be reached: the connection is then lost.
+    /// Sends what `build` makes, trying again while the connection is refused (`CONNECT_ATTEMPTS`),
+    /// with the OAuth token where the server has a login (renewed once if the server refuses
+    /// it). `None` when the server cannot be reached: the connection is then lost.
     pub(super) async fn send(
         &self,
         build: impl Fn() -> reqwest::RequestBuilder,
     ) -> Option<reqwest::Response> {
+        let (response, token) = self.send_authorized(&build).await?;
+        if response.status() == StatusCode::UNAUTHORIZED
+            && let (Some(grant), Some(token)) = (&self.grant, token)
+            && grant.renew(&token).await
+        {
+            return self
+                .send_authorized(&build)
+                .await
+                .map(|(response, _)| response);
+        }
+        if response.status() == StatusCode::FORBIDDEN
+            && let Some(grant) = &self.grant
+        {
+            grant.refused(&response);
+        }
+        Some(response)
+    }
+
+    /// `request` with the OAuth token, if the server has a login; the token goes with it.
+    /// `None` when there is no valid login: the connection is then lost with what the user
+    /// must do.
+    pub(super) async fn authorize(
+        &self,
+        request: reqwest::RequestBuilder,
+    ) -> Option<(reqwest::RequestBuilder, Option<String>)> {
+        let Some(grant) = &self.grant else {
+            return Some((request, None));
+        };
+        match grant.token().await {
+            Ok(token) => Some((request.bearer_auth(&token), Some(token))),
+            Err(reason) => {
+                self.lose(&reason);
+                None
+            }
+        }
+    }
+
+    async fn send_authorized(
+        &self,
+        build: &impl Fn() -> reqwest::RequestBuilder,
+    ) -> Option<(reqwest::Response, Option<String>)> {
         let began = Instant::now();
         let mut cause = String::new();
         for wait in CONNECT_ATTEMPTS {
-            tokio::time::sleep(wait).await;
-            match build().send().await {
-                Ok(response) => return Some(response),
+            // Not even a zero sleep on the first attempt: the timer rounds up to its next
+            // millisecond tick, which was most of a remote call's cost.
+            if !wait.is_zero() {
+                tokio::time::sleep(wait).await;
+            }
+            let (request, token) = self.authorize(build()).await?;
+            match request.send().await {
+                Ok(response) => return Some((response, token)),
                 Err(error) if error.is_connect() => cause = describe_error(&error),
                 Err(error) => {
                     self.lose(&describe_error(&error));
@@ -339,16 +410,17 @@ impl Bridge {
             message.push_str(": ");
             message.push_str(&detail);
         }
-        let advice = match status {
-            StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => {
-                "; check the credentials in this server's `headers`"
+        let advice = match (status, &self.grant) {
+            (StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN, Some(grant)) => grant.advice(),
+            (StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN, None) => {
+                "; check the credentials in this server's `headers`".into()
             }
-            StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED => {
-                "; check the server's `url` (toolshelf uses it as given)"
+            (StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED, _) => {
+                "; check the server's `url` (toolshelf uses it as given)".into()
             }
-            _ => "",
+            _ => String::new(),
         };
-        message.push_str(advice);
+        message.push_str(&advice);
         self.redact(&message)
     }
 }
@@ -438,25 +510,6 @@ fn secret_parts(value: &str) -> Vec<String> {
         parts.push(token.to_owned());
     }
     parts
-}
-
-/// The one HTTP client of the process (its connection pool is shared by every remote child).
-fn http_client() -> Result<reqwest::Client, String> {
-    static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
-    CLIENT
-        .get_or_init(|| {
-            // ring: one crypto provider, chosen here, so no C toolchain is needed to build.
-            let _ = rustls::crypto::ring::default_provider().install_default();
-            reqwest::Client::builder()
-                .user_agent(concat!("toolshelf/", env!("CARGO_PKG_VERSION")))
-                .connect_timeout(CONNECT_TIMEOUT)
-                // With Nagle's algorithm on, a small request waits for the last one's ACK: a
-                // round trip on loopback was measured at 44 ms instead of 0.3 ms.
-                .tcp_nodelay(true)
-                .build()
-                .map_err(|error| format!("toolshelf cannot set up its HTTP client: {error}"))
-        })
-        .clone()
 }
 
 /// Reads the child's messages (one per line) until its side closes or the bridge stops;

@@ -40,6 +40,8 @@ const HEADERS_REVISION: &str = "2026-07-28";
 /// How often in a row a response stream may end with nothing new before the request is given
 /// up.
 const EMPTY_RESUMES: usize = 3;
+/// How long the end of a stream is waited for after its answer.
+const DRAIN_LIMIT: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// The session as the server set it.
 #[derive(Default)]
@@ -340,6 +342,7 @@ impl Streamable {
                     }
                     self.bridge.deliver(&event.data).await;
                     if answered {
+                        self.drain(stream).await;
                         return;
                     }
                     continue;
@@ -385,6 +388,18 @@ impl Streamable {
             }
             stream = EventStream::new(response, CHILD_MESSAGE_LIMIT);
         }
+    }
+
+    /// Reads what follows an answer on its stream, briefly: a server closes the stream after
+    /// the answer, and a response read to its end lets the connection be used again (one
+    /// dropped before its end is closed, and the next request pays for a new one).
+    async fn drain(&self, mut stream: EventStream) {
+        let _ = tokio::time::timeout(DRAIN_LIMIT, async {
+            while let Ok(Some(event)) = stream.next().await {
+                self.bridge.deliver(&event.data).await;
+            }
+        })
+        .await;
     }
 
     /// Opens a GET event stream (resuming after `last_id`); `None` if the server is gone.
@@ -508,9 +523,11 @@ impl Streamable {
             .bridge
             .request(Method::DELETE, self.url())
             .headers(headers)
-            .timeout(super::CONNECT_TIMEOUT)
-            .send();
-        if let Err(error) = request.await {
+            .timeout(super::CONNECT_TIMEOUT);
+        let Some((request, _)) = self.bridge.authorize(request).await else {
+            return;
+        };
+        if let Err(error) = request.send().await {
             tracing::debug!(error = %super::describe_error(&error), "the session could not be ended");
         }
     }

@@ -1,0 +1,271 @@
+//! Where an OAuth login is kept: one file per server (by URL and client) in the user's data
+//! folder, owner-only, written whole and atomically. It holds what a refresh needs without any
+//! discovery: the authorization server's metadata, the client, and the tokens.
+
+use std::{
+    fs,
+    io::Write,
+    os::unix::fs::{DirBuilderExt, OpenOptionsExt},
+    path::{Path, PathBuf},
+    sync::{Arc, Mutex},
+    time::SystemTime,
+};
+
+use rmcp::transport::auth::{
+    AuthError, AuthorizationMetadata, CredentialRefreshGuard, CredentialStore, StoredCredentials,
+};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::config::{OAuthSettings, RemoteServer};
+
+/// One server's login, as written to its file.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct Saved {
+    /// `TOOLBOX/SERVER` and where the server is, for a person reading the folder.
+    pub server: String,
+    pub url: String,
+    pub metadata: AuthorizationMetadata,
+    pub client_id: String,
+    #[serde(default)]
+    pub client_secret: Option<String>,
+    pub redirect_uri: String,
+    #[serde(default)]
+    pub credentials: Option<StoredCredentials>,
+    /// Scopes the server asked for beyond the login's (a 403 `insufficient_scope`), which the
+    /// next login asks for too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wanted_scopes: Vec<String>,
+}
+
+/// The login file of one server, written through on every change and read again when another
+/// process (a new `toolshelf login`) has replaced it; rmcp's authorization manager reads and
+/// saves the tokens through it.
+#[derive(Clone)]
+pub(crate) struct FileStore {
+    path: Arc<PathBuf>,
+    state: Arc<Mutex<State>>,
+    /// Held through a refresh: concurrent requests near expiry renew one after the other, each
+    /// with the refresh token the last one saved (a server may accept each only once).
+    refreshing: Arc<tokio::sync::Mutex<()>>,
+}
+
+struct State {
+    saved: Saved,
+    /// When the file was last read or written by this process.
+    modified: Option<SystemTime>,
+    /// Counts the logins read from the file: a new one may have a new client.
+    generation: u64,
+}
+
+impl FileStore {
+    pub(crate) fn new(path: PathBuf, saved: Saved) -> FileStore {
+        FileStore {
+            path: Arc::new(path),
+            state: Arc::new(Mutex::new(State {
+                saved,
+                modified: None,
+                generation: 0,
+            })),
+            refreshing: Arc::default(),
+        }
+    }
+
+    /// The saved login at `path`; `None` when there is none (or it has no tokens).
+    pub(crate) fn open(path: PathBuf) -> Result<Option<FileStore>, String> {
+        let Some((saved, modified)) = read(&path)? else {
+            return Ok(None);
+        };
+        if saved.credentials.is_none() {
+            return Ok(None);
+        }
+        let store = FileStore::new(path, saved);
+        store.lock().modified = modified;
+        Ok(Some(store))
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Reads the saved login under the lock, first from the file again if it has changed.
+    pub(crate) fn with<T>(&self, read: impl FnOnce(&Saved, u64) -> T) -> T {
+        let mut state = self.lock();
+        self.reload(&mut state);
+        read(&state.saved, state.generation)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Takes a login another process wrote since this one last read or wrote the file.
+    fn reload(&self, state: &mut State) {
+        let modified = fs::metadata(&*self.path)
+            .and_then(|meta| meta.modified())
+            .ok();
+        if modified.is_none() || modified == state.modified {
+            return;
+        }
+        match read(&self.path) {
+            Ok(Some((saved, modified))) => {
+                state.saved = saved;
+                state.modified = modified;
+                state.generation += 1;
+            }
+            Ok(None) => {}
+            Err(error) => tracing::warn!(%error, "the login file changed and cannot be read"),
+        }
+    }
+
+    /// Remembers scopes the server asked for, for the next login.
+    pub(crate) fn want(&self, scopes: &str) {
+        let added = self.update(|saved| {
+            for scope in scopes.split_whitespace() {
+                if !saved.wanted_scopes.iter().any(|known| known == scope) {
+                    saved.wanted_scopes.push(scope.to_owned());
+                }
+            }
+        });
+        if let Err(error) = added {
+            tracing::warn!(%error, "cannot note the scopes the server asked for");
+        }
+    }
+
+    fn update(&self, change: impl FnOnce(&mut Saved)) -> Result<(), AuthError> {
+        let mut state = self.lock();
+        self.reload(&mut state);
+        change(&mut state.saved);
+        let text = serde_json::to_vec_pretty(&state.saved)
+            .map_err(|error| AuthError::CredentialStoreError(error.to_string()))?;
+        write_private(&self.path, &text).map_err(AuthError::CredentialStoreError)?;
+        state.modified = fs::metadata(&*self.path)
+            .and_then(|meta| meta.modified())
+            .ok();
+        Ok(())
+    }
+}
+
+/// The login in the file at `path` and when the file was written; `None` if there is none.
+fn read(path: &Path) -> Result<Option<(Saved, Option<SystemTime>)>, String> {
+    let text = match fs::read(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(format!("cannot read {}: {error}", path.display())),
+    };
+    let modified = fs::metadata(path).and_then(|meta| meta.modified()).ok();
+    let saved = serde_json::from_slice(&text).map_err(|error| {
+        format!(
+            "{} is not a login toolshelf wrote ({error}); log in again",
+            path.display()
+        )
+    })?;
+    Ok(Some((saved, modified)))
+}
+
+#[async_trait::async_trait]
+impl CredentialStore for FileStore {
+    async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
+        Ok(self.with(|saved, _| saved.credentials.clone()))
+    }
+
+    async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
+        self.update(|saved| saved.credentials = Some(credentials))
+    }
+
+    async fn clear(&self) -> Result<(), AuthError> {
+        self.update(|saved| saved.credentials = None)
+    }
+
+    async fn acquire_refresh_guard(&self) -> Result<Option<CredentialRefreshGuard>, AuthError> {
+        let guard = self.refreshing.clone().lock_owned().await;
+        Ok(Some(CredentialRefreshGuard::new(guard)))
+    }
+}
+
+/// The scopes an earlier login at `path` was granted and those the server asked for since.
+pub(crate) fn earlier_scopes(path: &Path) -> Vec<String> {
+    let Ok(Some((saved, _))) = read(path) else {
+        return Vec::new();
+    };
+    let granted = saved
+        .credentials
+        .map(|credentials| credentials.granted_scopes)
+        .unwrap_or_default();
+    granted.into_iter().chain(saved.wanted_scopes).collect()
+}
+
+/// The folder of login files: `oauth` in toolshelf's folder of the user's data folder
+/// (`$XDG_DATA_HOME/toolshelf/oauth` on Linux).
+pub(crate) fn folder() -> Result<PathBuf, String> {
+    let data = dirs::data_dir().ok_or(
+        "cannot find the user's data folder (set HOME, or XDG_DATA_HOME) to keep OAuth logins in",
+    )?;
+    Ok(data.join("toolshelf").join("oauth"))
+}
+
+/// The login file of a server: named by a hash of its URL and client, so one login serves every
+/// toolbox that names the same server, and a changed URL or client needs a new one.
+pub(crate) fn file_of(server: &RemoteServer, settings: &OAuthSettings) -> Result<PathBuf, String> {
+    let mut hash = Sha256::new();
+    hash.update(server.url.as_str().as_bytes());
+    hash.update(b"\n");
+    hash.update(settings.client_id.as_deref().unwrap_or_default().as_bytes());
+    let digest = hash.finalize();
+    let name: String = digest[..16]
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    Ok(folder()?.join(format!("{name}.json")))
+}
+
+/// Writes `text` to `path` readable by its owner only, whole or not at all.
+fn write_private(path: &Path, text: &[u8]) -> Result<(), String> {
+    let folder = path.parent().unwrap_or(Path::new("."));
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(folder)
+        .map_err(|error| format!("cannot create {}: {error}", folder.display()))?;
+    let temporary = path.with_extension(format!("json.{}.tmp", std::process::id()));
+    let written = fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&temporary)
+        .and_then(|mut file| {
+            file.write_all(text)?;
+            file.sync_all()
+        })
+        .and_then(|()| fs::rename(&temporary, path));
+    written.map_err(|error| {
+        let _ = fs::remove_file(&temporary);
+        format!("cannot write {}: {error}", path.display())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    #[test]
+    fn a_login_file_is_owner_only_and_replaced_whole() {
+        let folder = tempfile::tempdir().expect("temp dir");
+        let path = folder.path().join("new").join("login.json");
+        write_private(&path, b"{}").expect("written");
+        write_private(&path, b"{\"a\":1}").expect("rewritten");
+        let mode = |path: &Path| fs::metadata(path).expect("metadata").permissions().mode() & 0o777;
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(mode(path.parent().expect("folder")), 0o700);
+        assert_eq!(fs::read(&path).expect("read"), b"{\"a\":1}");
+        let left: Vec<_> = fs::read_dir(path.parent().expect("folder"))
+            .expect("list")
+            .collect();
+        assert_eq!(left.len(), 1, "no temporary file is left behind");
+    }
+}
