@@ -594,8 +594,8 @@ fn input_required(raw: &RawValue) -> Option<InputRequiredResult> {
     serde_json::from_str(raw.get()).ok()
 }
 
-/// The start of `text`, for an error message.
-fn excerpt(text: &str) -> String {
+/// The start of `text`, for an error message (a child's or a remote server's words).
+pub(super) fn excerpt(text: &str) -> String {
     const SHOWN: usize = 200;
     match text.char_indices().nth(SHOWN) {
         Some((end, _)) => format!("{}…", &text[..end]),

@@ -62,7 +62,7 @@ async fn run_fastmcp(scenario: &str, mode: &str) -> (Value, PathBuf, tempfile::T
 
 /// Runs the client tests/python/`script` with `args` in the test venv; returns the JSON it
 /// printed.
-async fn python_client(script: &str, args: Vec<OsString>) -> Value {
+pub(crate) async fn python_client(script: &str, args: Vec<OsString>) -> Value {
     let script = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/python")
         .join(script);
@@ -167,7 +167,7 @@ async fn empty_input_is_a_normal_end() {
 
 /// Toolbox `demo` with server-everything as `everything` (`spec`), and the arguments that run
 /// a client of tests/python against toolshelf on it.
-fn demo_everything(spec: Value) -> (tempfile::TempDir, Vec<OsString>) {
+pub(crate) fn demo_everything(spec: Value) -> (tempfile::TempDir, Vec<OsString>) {
     let (dir, path) = write_config(&config(&[(
         "demo",
         "The MCP reference server",

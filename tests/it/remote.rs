@@ -288,13 +288,7 @@ async fn headers_reach_a_remote_server_and_a_refused_token_is_reported_without_i
     let (_, answer) = shelf
         .request(2, "tools/call", use_tool("good", "seen_headers", json!({})))
         .await;
-    let seen = answer["result"]["structuredContent"].clone();
-    let seen = if seen.is_null() {
-        serde_json::from_str(&result_text(&answer)).expect("headers as JSON")
-    } else {
-        seen
-    };
-    let seen = seen.get("result").cloned().unwrap_or(seen);
+    let seen = structured(&answer);
     assert_eq!(seen["x-tag"], json!("tagged"), "{answer}");
     assert_eq!(seen["authorization"], json!(format!("Bearer {token}")));
     assert_eq!(
@@ -453,4 +447,107 @@ async fn an_oauth_server_is_logged_in_to_once_and_its_tokens_renew_by_themselves
     assert!(output.status.success(), "{output:?}");
     assert!(!files[0].exists(), "logout removes the tokens");
     drop(dir);
+}
+
+/// A tool's structured result (or its text, as JSON) from a `tools/call` answer.
+fn structured(answer: &Value) -> Value {
+    let content = &answer["result"]["structuredContent"];
+    let value = if content.is_null() {
+        serde_json::from_str(&result_text(answer)).expect("a JSON result")
+    } else {
+        content.clone()
+    };
+    value.get("result").cloned().unwrap_or(value)
+}
+
+#[tokio::test]
+async fn a_remote_list_change_comes_on_the_get_stream_and_idleness_ends_the_session() {
+    let token = "an0ther-token-value";
+    let checker = HttpServer::header_checker(token).await;
+    let servers = json!({"good": {
+        "url": checker.url(),
+        "headers": {"Authorization": format!("Bearer {token}")},
+        "idleTimeout": 1,
+    }});
+    let mut shelf = RawClient::start(&config(&[("mix", "", servers)])).await;
+    shelf.open(1, "mix").await;
+    let (_, answer) = shelf
+        .request(2, "tools/call", use_tool("good", "seen_headers", json!({})))
+        .await;
+    let first = structured(&answer)["mcp-session-id"].clone();
+    assert!(first.is_string(), "{answer}");
+
+    // The server announces a change after the call, outside any request: the notification
+    // can only come on the GET stream, and toolshelf re-lists the server.
+    shelf
+        .request(3, "tools/call", use_tool("good", "grow_later", json!({})))
+        .await;
+    let mut id = 10;
+    let deadline = tokio::time::Instant::now() + DEADLINE;
+    loop {
+        id += 1;
+        let opened = shelf.open(id, "mix").await;
+        let listed: Value = serde_json::from_str(&result_text(&opened)).expect("JSON");
+        if opened_tools(&listed)
+            .iter()
+            .any(|tool| tool["name"] == "grown")
+        {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "never listed: {opened}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    // A second without calls: the child is stopped and its session ended with a DELETE; the
+    // next call opens a new one.
+    loop {
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        id += 1;
+        let (_, answer) = shelf
+            .request(
+                id,
+                "tools/call",
+                use_tool("good", "ended_sessions", json!({})),
+            )
+            .await;
+        let ended = structured(&answer);
+        if ended.as_array().is_some_and(|ended| ended.contains(&first)) {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "never ended: {answer}"
+        );
+    }
+    let (_, answer) = shelf
+        .request(
+            id + 1,
+            "tools/call",
+            use_tool("good", "seen_headers", json!({})),
+        )
+        .await;
+    let second = structured(&answer)["mcp-session-id"].clone();
+    assert!(second.is_string() && second != first, "{answer}");
+}
+
+/// The relays of a local child, through a remote one: server-everything over streamable HTTP
+/// asks for a sampled message, input and its roots, and the agent (the `mcp` SDK) answers each.
+/// Its answer to sampling takes longer than the child's `callTimeout`, paused meanwhile.
+#[tokio::test]
+async fn the_agent_answers_a_remote_childs_sampling_elicitation_and_roots() {
+    let web = HttpServer::everything("streamableHttp").await;
+    let spec = json!({"type": "http", "url": web.url(), "callTimeout": 1.0});
+    let (_dir, args) = crate::clients::demo_everything(spec);
+    let seen = crate::clients::python_client("mcp_client.py", args).await;
+    let text = |key: &str| seen[key].as_str().unwrap_or_default().to_owned();
+    assert!(text("sampled").contains("sampled by the agent"), "{seen}");
+    assert!(text("elicited").contains("Ada Lovelace"), "{seen}");
+    assert!(text("roots").contains("file:///tmp/agent-root"), "{seen}");
+    assert!(
+        text("roots_later").contains("file:///tmp/agent-root-later"),
+        "the agent's roots change did not reach the child: {seen}"
+    );
 }

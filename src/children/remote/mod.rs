@@ -448,16 +448,7 @@ fn error_text(body: &[u8]) -> String {
     }
     let text = String::from_utf8_lossy(body);
     let text: Vec<&str> = text.split_whitespace().collect();
-    let mut text = text.join(" ");
-    if text.len() > 300 {
-        let end = (0..=300)
-            .rev()
-            .find(|end| text.is_char_boundary(*end))
-            .unwrap_or(0);
-        text.truncate(end);
-        text.push('…');
-    }
-    text
+    super::child::excerpt(&text.join(" "))
 }
 
 /// Up to `limit` bytes of a body; whatever arrived if it breaks.

@@ -50,6 +50,8 @@ struct Session {
     protocol: Option<HeaderValue>,
     /// The child's `initialize`, sent again when the session must be renewed.
     initialize: Option<Bytes>,
+    /// The child's last `logging/setLevel` (the agent's level), sent again on a new session.
+    log_level: Option<Bytes>,
     /// Counts renewals, so that requests that failed on one session renew it once.
     generation: u64,
 }
@@ -177,6 +179,8 @@ impl Streamable {
     async fn post(self: &Arc<Self>, outgoing: Outgoing) {
         if outgoing.is_initialize() {
             self.lock().initialize = Some(outgoing.body.clone());
+        } else if outgoing.method.as_deref() == Some("logging/setLevel") {
+            self.lock().log_level = Some(outgoing.body.clone());
         }
         let mut renewed = false;
         loop {
@@ -508,6 +512,14 @@ impl Streamable {
             Bytes::from_static(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
         let (headers, _) = self.headers(None);
         let _ = self.send_post(headers, initialized).await;
+        // The server's log level was the agent's; its answer is not the child's to see again.
+        let log_level = self.lock().log_level.clone();
+        if let Some(log_level) = log_level {
+            let (headers, _) = self.headers(None);
+            if let Some(response) = self.send_post(headers, log_level).await {
+                let _ = read_limited(response, super::ERROR_BODY_LIMIT).await;
+            }
+        }
         self.lock().generation += 1;
         tracing::info!(url = %self.bridge.shown_url, "the server forgot the session; a new one was opened");
         Ok(())
