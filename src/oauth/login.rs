@@ -175,6 +175,7 @@ pub async fn login(
 pub fn logout(config: &Config, target: &str, say: &mut dyn Write) -> Result<(), LoginError> {
     let (server, settings) = find(config, target)?;
     let path = store::file_of(server, settings).map_err(LoginError::Failed)?;
+    let _ = std::fs::remove_file(path.with_extension("lock"));
     match std::fs::remove_file(&path) {
         Ok(()) => {
             let _ = writeln!(say, "Logged out of {target}: removed {}.", path.display());

@@ -8,7 +8,7 @@ use std::{
     os::unix::fs::{DirBuilderExt, OpenOptionsExt},
     path::{Path, PathBuf},
     sync::{Arc, Mutex},
-    time::SystemTime,
+    time::{Duration, Instant, SystemTime},
 };
 
 use rmcp::transport::auth::{
@@ -45,8 +45,9 @@ pub(crate) struct Saved {
 pub(crate) struct FileStore {
     path: Arc<PathBuf>,
     state: Arc<Mutex<State>>,
-    /// Held through a refresh: concurrent requests near expiry renew one after the other, each
-    /// with the refresh token the last one saved (a server may accept each only once).
+    /// Held through a refresh, with the lock file that other processes using the same login
+    /// (two MCP clients each running toolshelf) hold: renewals happen one after the other,
+    /// each with the refresh token the last one saved (a server may accept each only once).
     refreshing: Arc<tokio::sync::Mutex<()>>,
 }
 
@@ -148,6 +149,40 @@ impl FileStore {
     }
 }
 
+/// How long a refresh waits for another process's.
+const LOCK_WAIT: Duration = Duration::from_secs(30);
+
+/// The lock file at `path`, locked; the lock ends when the file is dropped. Polled: the one
+/// runtime thread must not block on another process.
+async fn lock_file(path: &Path) -> Result<fs::File, String> {
+    let file = fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(path)
+        .map_err(|error| format!("cannot open {}: {error}", path.display()))?;
+    let deadline = Instant::now() + LOCK_WAIT;
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(file),
+            Err(fs::TryLockError::WouldBlock) if Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(fs::TryLockError::WouldBlock) => {
+                return Err(format!(
+                    "another process has held {} for {} s while renewing the same login",
+                    path.display(),
+                    LOCK_WAIT.as_secs()
+                ));
+            }
+            Err(fs::TryLockError::Error(error)) => {
+                return Err(format!("cannot lock {}: {error}", path.display()));
+            }
+        }
+    }
+}
+
 /// The login in the file at `path` and when the file was written; `None` if there is none.
 fn read(path: &Path) -> Result<Option<(Saved, Option<SystemTime>)>, String> {
     let text = match fs::read(path) {
@@ -180,8 +215,14 @@ impl CredentialStore for FileStore {
     }
 
     async fn acquire_refresh_guard(&self) -> Result<Option<CredentialRefreshGuard>, AuthError> {
-        let guard = self.refreshing.clone().lock_owned().await;
-        Ok(Some(CredentialRefreshGuard::new(guard)))
+        let in_process = self.refreshing.clone().lock_owned().await;
+        let between_processes = lock_file(&self.path.with_extension("lock"))
+            .await
+            .map_err(AuthError::CredentialStoreError)?;
+        Ok(Some(CredentialRefreshGuard::new((
+            in_process,
+            between_processes,
+        ))))
     }
 }
 
@@ -252,6 +293,24 @@ mod tests {
     use std::os::unix::fs::PermissionsExt;
 
     use super::*;
+
+    #[tokio::test]
+    async fn a_refresh_waits_for_another_holder_of_the_login_s_lock() {
+        let folder = tempfile::tempdir().expect("temp dir");
+        let path = folder.path().join("login.lock");
+        // A second open of the file stands for another process: the lock is per open file.
+        let held = lock_file(&path).await.expect("locked");
+        let waiting = tokio::spawn({
+            let path = path.clone();
+            async move { lock_file(&path).await.map(|_| Instant::now()) }
+        });
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert!(!waiting.is_finished(), "the lock was taken twice");
+        let released = Instant::now();
+        drop(held);
+        let taken = waiting.await.expect("task").expect("locked after release");
+        assert!(taken >= released);
+    }
 
     #[test]
     fn a_login_file_is_owner_only_and_replaced_whole() {

@@ -412,18 +412,36 @@ async fn an_oauth_server_is_logged_in_to_once_and_its_tokens_renew_by_themselves
         serde_json::from_str(&result_text(&answer)).unwrap_or_else(|_| panic!("{answer}"));
     assert_eq!(first["refreshes"], json!(0), "{answer}");
 
-    // The token expires: it is renewed before the call, without the user.
+    // A second toolshelf on the same config (another MCP client) shares the login.
+    let mut other = tokio::process::Command::new(toolshelf_bin());
+    other
+        .args(["serve", "--config"])
+        .arg(&path)
+        .env("RUST_LOG", "warn")
+        .env("XDG_DATA_HOME", data.path());
+    let mut other = RawClient::spawn(other, None, "2025-06-18").await;
+    other.open(1, "mix").await;
+
+    // The token expires: both renew it before their calls, without the user, one after the
+    // other (the server accepts each refresh token once).
     tokio::time::sleep(Duration::from_millis(2200)).await;
-    let (_, answer) = shelf.request(3, "tools/call", whoami()).await;
-    let second: Value = serde_json::from_str(&result_text(&answer)).expect("whoami");
-    assert_eq!(second["refreshes"], json!(1), "{answer}");
+    let (mine, theirs) = tokio::join!(
+        shelf.request(3, "tools/call", whoami()),
+        other.request(2, "tools/call", whoami()),
+    );
+    let second: Value = serde_json::from_str(&result_text(&mine.1)).expect("whoami");
+    let parallel: Value = serde_json::from_str(&result_text(&theirs.1)).expect("whoami");
+    let refreshes = second["refreshes"]
+        .as_u64()
+        .max(parallel["refreshes"].as_u64());
+    assert!(refreshes >= Some(1), "{second} {parallel}");
     assert_ne!(second["token"], first["token"]);
 
     // The server forgets its tokens: the refused one is renewed and the call sent again.
     revoke(&server, "").await;
     let (_, answer) = shelf.request(4, "tools/call", whoami()).await;
     let third: Value = serde_json::from_str(&result_text(&answer)).expect("whoami");
-    assert_eq!(third["refreshes"], json!(2), "{answer}");
+    assert!(third["refreshes"].as_u64() > refreshes, "{answer}");
 
     // Refresh tokens gone too: the call fails with what the user must do.
     revoke(&server, "?refresh=1").await;
