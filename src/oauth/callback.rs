@@ -44,8 +44,14 @@ impl Callback {
     /// authorization server refused.
     pub(super) async fn wait(&self) -> Result<String, String> {
         loop {
-            let Ok((mut stream, _)) = self.listener.accept().await else {
-                continue;
+            let mut stream = match self.listener.accept().await {
+                Ok((stream, _)) => stream,
+                Err(error) => {
+                    // Out of file descriptors and the like: wait rather than spin.
+                    tracing::debug!(%error, "accepting the login's redirect failed");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
             };
             let target = match tokio::time::timeout(REQUEST_TIMEOUT, read_target(&mut stream)).await
             {

@@ -163,9 +163,12 @@ pub async fn login(
         )
         .await
         .map_err(|error| failed("the authorization server did not give tokens", &error))?;
+    let logout = settings
+        .login_command
+        .replacen("toolshelf login", "toolshelf logout", 1);
     let _ = writeln!(
         say,
-        "Logged in to {target}. The tokens are in {} (readable by you only) and are renewed by themselves; `toolshelf logout {target}` removes them.",
+        "Logged in to {target}. The tokens are in {} (readable by you only) and are renewed by themselves; `{logout}` removes them.",
         path.display()
     );
     Ok(())
