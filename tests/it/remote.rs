@@ -18,6 +18,10 @@ struct HttpServer {
     args: Vec<String>,
     port: u16,
     path: &'static str,
+    /// More of the server's environment.
+    env: Vec<(String, String)>,
+    /// "http", or "https" for a server given a certificate.
+    scheme: &'static str,
     process: Option<tokio::process::Child>,
 }
 
@@ -37,6 +41,8 @@ impl HttpServer {
             args: vec![script.display().to_string(), mode.into()],
             port: free_port(),
             path,
+            env: Vec::new(),
+            scheme: "http",
             process: None,
         };
         server.spawn().await;
@@ -56,23 +62,43 @@ impl HttpServer {
 
     /// A server of `tests/python/`, run as `SCRIPT PORT ARGUMENT`.
     async fn python(script: &str, argument: &str) -> Self {
+        let mut server = Self::python_unstarted(script, argument);
+        server.spawn().await;
+        server
+    }
+
+    /// The header-checking server over TLS, with the certificate in `certs` (make_cert.py).
+    async fn header_checker_over_tls(token: &str, certs: &std::path::Path) -> Self {
+        let mut server = Self::python_unstarted("header_server.py", token);
+        let file = |name: &str| certs.join(name).display().to_string();
+        server.env = vec![
+            ("TLS_CERT".into(), file("server.pem")),
+            ("TLS_KEY".into(), file("server.key")),
+        ];
+        server.scheme = "https";
+        server.spawn().await;
+        server
+    }
+
+    fn python_unstarted(script: &str, argument: &str) -> Self {
         let script = format!("{}/tests/python/{script}", env!("CARGO_MANIFEST_DIR"));
         let port = free_port();
-        let mut server = Self {
+        Self {
             program: python_env().join("bin/python").display().to_string(),
             args: vec![script, port.to_string(), argument.into()],
             port,
             path: "/mcp",
+            env: Vec::new(),
+            scheme: "http",
             process: None,
-        };
-        server.spawn().await;
-        server
+        }
     }
 
     async fn spawn(&mut self) {
         let process = tokio::process::Command::new(&self.program)
             .args(&self.args)
             .env("PORT", self.port.to_string())
+            .envs(self.env.iter().cloned())
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
@@ -97,7 +123,7 @@ impl HttpServer {
     }
 
     fn url(&self) -> String {
-        format!("http://127.0.0.1:{}{}", self.port, self.path)
+        format!("{}://127.0.0.1:{}{}", self.scheme, self.port, self.path)
     }
 }
 
@@ -568,4 +594,68 @@ async fn the_agent_answers_a_remote_childs_sampling_elicitation_and_roots() {
         text("roots_later").contains("file:///tmp/agent-root-later"),
         "the agent's roots change did not reach the child: {seen}"
     );
+}
+
+/// TLS is rustls with the system's trust store, which `SSL_CERT_FILE` replaces: a server with a
+/// certificate from an authority nobody trusts is refused with the reason, and the same server
+/// is reached once that authority is the trusted one.
+#[tokio::test]
+async fn a_tls_server_is_reached_when_its_authority_is_trusted_through_ssl_cert_file() {
+    let certs = tempfile::tempdir().expect("certificate folder");
+    let made = std::process::Command::new(python_env().join("bin/python"))
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/python/make_cert.py"
+        ))
+        .arg(certs.path())
+        .status()
+        .expect("run make_cert.py");
+    assert!(made.success());
+    let token = "tls-t0ken-value";
+    let server = HttpServer::header_checker_over_tls(token, certs.path()).await;
+    assert!(server.url().starts_with("https://"));
+    let servers = json!({"secure": {
+        "url": server.url(),
+        "headers": {"Authorization": format!("Bearer {token}")},
+    }});
+    let (dir, path) = write_config(&config(&[("mix", "", servers)]));
+    let serve = |authority: Option<&std::path::Path>| {
+        let mut command = tokio::process::Command::new(toolshelf_bin());
+        command
+            .args(["serve", "--config"])
+            .arg(&path)
+            .env("RUST_LOG", "warn")
+            .env_remove("SSL_CERT_FILE")
+            .env_remove("SSL_CERT_DIR");
+        if let Some(authority) = authority {
+            command.env("SSL_CERT_FILE", authority);
+        }
+        command
+    };
+
+    let mut untrusted = RawClient::spawn(serve(None), None, "2025-06-18").await;
+    let opened = untrusted.open(1, "mix").await.to_string();
+    assert!(opened.contains("invalid peer certificate"), "{opened}");
+    assert!(
+        opened.contains("SSL_CERT_FILE"),
+        "the error says what to do: {opened}"
+    );
+    assert!(!opened.contains(token), "{opened}");
+
+    let authority = certs.path().join("ca.pem");
+    let mut trusted = RawClient::spawn(serve(Some(&authority)), None, "2025-06-18").await;
+    trusted.open(1, "mix").await;
+    let (_, answer) = trusted
+        .request(
+            2,
+            "tools/call",
+            use_tool("secure", "seen_headers", json!({})),
+        )
+        .await;
+    assert_eq!(
+        structured(&answer)["authorization"],
+        json!(format!("Bearer {token}")),
+        "{answer}"
+    );
+    drop(dir);
 }

@@ -1,6 +1,7 @@
 """A streamable-HTTP MCP server (the Python mcp SDK) that checks the headers of every request.
 
-Usage: header_server.py PORT TOKEN. A request whose `Authorization` is not `Bearer TOKEN` is
+Usage: header_server.py PORT TOKEN, over TLS when TLS_CERT and TLS_KEY name a certificate
+and its key (see make_cert.py). A request whose `Authorization` is not `Bearer TOKEN` is
 refused with 401 and a text that repeats what it got, as careless servers do, so a test can see
 that toolshelf keeps the value out of what it reports. The tool `seen_headers` returns the
 headers of the last request that passed (names lower-cased); `ended_sessions` the sessions
@@ -9,6 +10,7 @@ the change outside any request, so the notification travels on the session's GET
 """
 
 import asyncio
+import os
 import sys
 
 import uvicorn
@@ -68,4 +70,11 @@ async def checked(scope, receive, send):
     await mcp_app(scope, receive, send)
 
 
-uvicorn.run(checked, host="127.0.0.1", port=port, log_level="warning")
+uvicorn.run(
+    checked,
+    host="127.0.0.1",
+    port=port,
+    log_level="warning",
+    ssl_certfile=os.environ.get("TLS_CERT"),
+    ssl_keyfile=os.environ.get("TLS_KEY"),
+)

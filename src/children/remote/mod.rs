@@ -386,6 +386,14 @@ impl Bridge {
             let (request, token) = self.authorize(build()).await?;
             match request.send().await {
                 Ok(response) => return Some((response, token)),
+                Err(error) if untrusted_certificate(&error) => {
+                    // Trying again cannot help.
+                    self.lose(&format!(
+                        "cannot connect: {}; if the server's certificate comes from a private authority, point SSL_CERT_FILE (or SSL_CERT_DIR) at that authority's certificate",
+                        describe_error(&error)
+                    ));
+                    return None;
+                }
                 Err(error) if error.is_connect() => cause = describe_error(&error),
                 Err(error) => {
                     self.lose(&describe_error(&error));
@@ -487,6 +495,30 @@ pub(super) fn describe_error(error: &reqwest::Error) -> String {
             }
         }
     }
+}
+
+/// True when TLS refused the server's certificate.
+fn untrusted_certificate(error: &reqwest::Error) -> bool {
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if matches!(
+            tls_error(cause),
+            Some(rustls::Error::InvalidCertificate(_) | rustls::Error::NoCertificatesPresented)
+        ) {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
+}
+
+/// The TLS error in `error`, also where I/O errors wrap it (hyper's connector wraps twice).
+fn tls_error<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls::Error> {
+    if let Some(tls) = error.downcast_ref::<rustls::Error>() {
+        return Some(tls);
+    }
+    let inner = error.downcast_ref::<std::io::Error>()?.get_ref()?;
+    tls_error(inner)
 }
 
 /// A header value and, for `Bearer TOKEN` and the like, the token alone.
