@@ -20,6 +20,7 @@ use crate::{
     agent_requests::{AgentRequests, DirectTicket, InUse},
     agent_tasks::{AgentTasks, TaskAsk},
     call_meta::CallMeta,
+    children::ProgressOut,
     json_lines::LineWriter,
     meta_tools::{USE_TOOL, UseToolInput},
     server::Toolshelf,
@@ -116,9 +117,12 @@ impl AgentCalls {
             .map(RawValue::to_owned);
         let shelf = self.shelf.clone();
         let with_result_type = self.protocol == Protocol::ResultType;
+        let progress_out = ProgressOut::Lines(self.out.clone());
         self.spawn_answer(id, ticket, move |id, cancel| async move {
             let task = task.as_deref().map(TaskAsk::Given);
-            let answer = shelf.use_tool(input, &cancel, meta, task).await;
+            let answer = shelf
+                .use_tool(input, &cancel, meta, task, progress_out)
+                .await;
             answer.line(&id, with_result_type)
         });
         Some(Ok(()))

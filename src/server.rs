@@ -30,7 +30,7 @@ use crate::{
     agent_tasks::{self, TaskAsk, TaskRequest},
     agent_transport::AgentTransport,
     call_meta::CallMeta,
-    children::{CurrentToken, ProgressTarget},
+    children::{CurrentToken, ProgressOut, ProgressTarget},
     config::Config,
     json_lines::LineWriter,
     meta_tools::{MetaTools, OPEN_TOOLBOX, USE_TOOL, UseToolAnswer, UseToolInput},
@@ -47,8 +47,6 @@ struct Inner {
     toolboxes: Toolboxes,
     meta: MetaTools,
     info: ServerConfig,
-    /// The agent's output, for progress.
-    out: LineWriter,
     /// The agent's session as the children see it, with the tasks it started.
     agent: Arc<AgentLink>,
 }
@@ -61,7 +59,7 @@ pub enum ServeError {
 }
 
 impl Toolshelf {
-    pub(crate) fn new(config: &Config, out: LineWriter) -> Self {
+    pub(crate) fn new(config: &Config) -> Self {
         let meta = MetaTools::new(config);
         // Logging: children's log messages are passed on, and the agent's level reaches them.
         // Tasks (the 2026-07-28 extension): a child's task reaches the agent as one.
@@ -79,27 +77,29 @@ impl Toolshelf {
                 toolboxes: Toolboxes::new(config, agent.clone()),
                 meta,
                 info,
-                out,
                 agent,
             }),
         }
     }
 
-    /// Runs `use_tool`; progress goes to the agent under the call's progress token, if it gave
-    /// one, and the rest of its `_meta` that is the agent's own goes to the child. `task` is the
-    /// agent's `params.task` (2025-11-25): the call runs as a task if the child runs it as one.
+    /// Runs `use_tool`; progress goes to the agent through `out` under the call's progress
+    /// token, if it gave one, and the rest of its `_meta` that is the agent's own goes to the
+    /// child. `task` is the agent's `params.task` (2025-11-25): the call runs as a task if the
+    /// child runs it as one.
     pub(crate) async fn use_tool(
         &self,
         input: UseToolInput,
         cancel: &CancellationToken,
         meta: CallMeta,
         task: Option<TaskAsk<'_>>,
+        out: ProgressOut,
     ) -> UseToolAnswer {
         let token = meta
             .progress
             .clone()
             .map(|token| CurrentToken::new(Some(token)));
-        self.use_tool_with(input, cancel, meta, task, token).await
+        self.use_tool_with(input, cancel, meta, task, token, out)
+            .await
     }
 
     /// `use_tool` with the call's progress going under `token`, which may change while it runs.
@@ -110,12 +110,10 @@ impl Toolshelf {
         meta: CallMeta,
         task: Option<TaskAsk<'_>>,
         token: Option<CurrentToken>,
+        out: ProgressOut,
     ) -> UseToolAnswer {
         let inner = &self.inner;
-        let progress = token.map(|token| ProgressTarget {
-            out: inner.out.clone(),
-            token,
-        });
+        let progress = token.map(|token| ProgressTarget { out, token });
         let task = task.map(|ask| TaskRequest {
             ask,
             tasks: inner.agent.tasks(),
@@ -159,6 +157,7 @@ impl Toolshelf {
             Some(state) => input.resume(&state, &tool, request.input_responses, progress)?,
             None => {
                 let shelf = self.clone();
+                let out = ProgressOut::Peer(context.peer.clone());
                 let arguments = UseToolInput::from_object(arguments);
                 let token = CurrentToken::new(progress);
                 let call_token = token.clone();
@@ -169,7 +168,7 @@ impl Toolshelf {
                     token,
                     move |stop| async move {
                         shelf
-                            .use_tool_with(arguments, &stop, meta, ask, Some(call_token))
+                            .use_tool_with(arguments, &stop, meta, ask, Some(call_token), out)
                             .await
                     },
                 )
@@ -324,7 +323,8 @@ impl ServerHandler for Toolshelf {
                     }
                 } else {
                     let input = UseToolInput::from_object(request.arguments.unwrap_or_default());
-                    self.use_tool(input, &context.ct, meta, ask).await
+                    let out = ProgressOut::Peer(context.peer.clone());
+                    self.use_tool(input, &context.ct, meta, ask, out).await
                 };
                 if let UseToolAnswer::Forwarded(result) = &answer
                     && tasks
@@ -372,7 +372,7 @@ pub async fn serve_stdio(
 ) -> Result<(), ServeError> {
     let (stdin, stdout) = rmcp::transport::stdio_pipes();
     let out = LineWriter::spawn(stdout);
-    let shelf = Toolshelf::new(config, out.clone());
+    let shelf = Toolshelf::new(config);
     let requests = AgentRequests::default();
     let calls = AgentCalls::new(shelf.clone(), out.clone(), requests.clone());
     let transport = AgentTransport::new(stdin, out, calls, requests);

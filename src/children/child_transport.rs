@@ -226,7 +226,9 @@ mod tests {
     use tokio::io::AsyncWriteExt;
 
     use super::*;
-    use crate::children::tool_calls::{CallRequest, CurrentToken, ProgressTarget, request_line};
+    use crate::children::tool_calls::{
+        CallRequest, CurrentToken, ProgressOut, ProgressTarget, request_line,
+    };
 
     #[tokio::test]
     async fn direct_answers_are_taken_out_and_the_rest_goes_to_rmcp() {
@@ -241,7 +243,7 @@ mod tests {
             Arc::default(),
         );
         let target = ProgressTarget {
-            out: LineWriter::spawn(agent_out),
+            out: ProgressOut::Lines(LineWriter::spawn(agent_out)),
             token: CurrentToken::new(Some(rmcp::model::ProgressToken(NumberOrString::Number(1)))),
         };
         let mut ticket = calls.register(Some(target)).expect("open");

@@ -14,7 +14,10 @@ use std::{
     time::Instant,
 };
 
-use rmcp::model::{JsonObject, ProgressToken};
+use rmcp::{
+    Peer, RoleServer,
+    model::{JsonObject, ProgressNotificationParam, ProgressToken},
+};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use tokio::sync::oneshot;
@@ -41,8 +44,16 @@ pub(crate) enum Answer {
 /// Where the agent wants progress for one call: its output and its token.
 #[derive(Clone)]
 pub(crate) struct ProgressTarget {
-    pub out: LineWriter,
+    pub out: ProgressOut,
     pub token: CurrentToken,
+}
+
+/// How progress reaches the agent: as lines on its stream (the direct path on stdio), or
+/// through its rmcp peer (whatever transport carries the session).
+#[derive(Clone)]
+pub(crate) enum ProgressOut {
+    Lines(LineWriter),
+    Peer(Peer<RoleServer>),
 }
 
 /// The agent's progress token for a call. A call in input rounds (2026-07-28) is a new request
@@ -204,9 +215,31 @@ impl ToolCalls {
             return Some(()); // between rounds: no request of the agent to go with
         };
         call.last_progress = progress;
-        let line = progress_line(&token, params)?;
-        if !target.out.try_send(line) {
-            tracing::debug!("progress dropped: the client's output is full or closed");
+        let forwarded = progress_params(&token, params);
+        match &target.out {
+            ProgressOut::Lines(out) => {
+                let notification = Notification {
+                    jsonrpc: "2.0",
+                    method: "notifications/progress",
+                    params: forwarded,
+                };
+                let line = json_lines::encode(&notification).ok()?;
+                if !out.try_send(line) {
+                    tracing::debug!("progress dropped: the client's output is full or closed");
+                }
+            }
+            ProgressOut::Peer(peer) => {
+                let text = serde_json::to_string(&forwarded).ok()?;
+                let params: ProgressNotificationParam = serde_json::from_str(&text).ok()?;
+                let peer = peer.clone();
+                // Queued in order: tasks start in the order they were spawned, and each hands
+                // its notification to rmcp's outgoing queue at its first step.
+                tokio::spawn(async move {
+                    if peer.notify_progress(params).await.is_err() {
+                        tracing::debug!("progress dropped: the client's session ended");
+                    }
+                });
+            }
         }
         Some(())
     }
@@ -234,34 +267,35 @@ pub(crate) struct ChildProgress<'a> {
 
 /// The agent's `notifications/progress` for `params`, under the agent's token. `total` and
 /// `message` pass only when they are what the spec says (a number, a string).
-fn progress_line(token: &ProgressToken, params: &ChildProgress<'_>) -> Option<Vec<u8>> {
-    #[derive(Serialize)]
-    struct Params<'a> {
-        #[serde(rename = "progressToken")]
-        token: &'a ProgressToken,
-        progress: &'a RawValue,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        total: Option<&'a RawValue>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        message: Option<&'a RawValue>,
-    }
+/// The agent's progress params for one of the child's: the agent's token, the child's numbers
+/// as written (a total or message of the wrong type left out).
+fn progress_params<'a>(
+    token: &'a ProgressToken,
+    params: &ChildProgress<'a>,
+) -> ForwardedProgress<'a> {
     let total = params
         .total
         .filter(|total| total.get().parse::<f64>().is_ok());
     let message = params
         .message
         .filter(|message| message.get().starts_with('"'));
-    let notification = Notification {
-        jsonrpc: "2.0",
-        method: "notifications/progress",
-        params: Params {
-            token,
-            progress: params.progress,
-            total,
-            message,
-        },
-    };
-    json_lines::encode(&notification).ok()
+    ForwardedProgress {
+        token,
+        progress: params.progress,
+        total,
+        message,
+    }
+}
+
+#[derive(Serialize)]
+struct ForwardedProgress<'a> {
+    #[serde(rename = "progressToken")]
+    token: &'a ProgressToken,
+    progress: &'a RawValue,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total: Option<&'a RawValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<&'a RawValue>,
 }
 
 #[derive(Serialize)]
@@ -411,7 +445,7 @@ mod tests {
         let out = LineWriter::spawn(ours);
         let calls = ToolCalls::default();
         let target = ProgressTarget {
-            out: out.clone(),
+            out: ProgressOut::Lines(out.clone()),
             token: CurrentToken::new(Some(ProgressToken(rmcp::model::NumberOrString::String(
                 "agent-1".into(),
             )))),

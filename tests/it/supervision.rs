@@ -131,6 +131,8 @@ async fn progress_restarts_the_call_timer() {
     shelf.close().await;
 }
 
+/// On both request paths: the direct one, and rmcp's (taken by a call with params the direct
+/// path does not read), where progress goes through the agent's rmcp peer.
 #[tokio::test]
 async fn progress_reaches_the_agent_with_its_token_in_order_and_never_after_the_answer() {
     let mut client = RawClient::start(&crate::harness::config(&[(
@@ -140,41 +142,46 @@ async fn progress_reaches_the_agent_with_its_token_in_order_and_never_after_the_
     )]))
     .await;
     client.open(1, "dev").await;
-    let call = json!({
-        "name": "use_tool",
-        "arguments": {
-            "tool": {"toolbox": "dev", "server": "fixture", "name": "progress"},
-            "arguments": {"values": [1, 3, 2, 3, 4, 5], "interval_ms": 10}
-        },
-        "_meta": {"progressToken": "agent-token-7"}
-    });
-    let (before, answer) = client.request(2, "tools/call", call).await;
-    assert_eq!(
-        answer["result"]["content"][0]["text"],
-        json!("sent 6 progress notifications")
-    );
-    let progress: Vec<f64> = before
-        .iter()
-        .filter(|message| message["method"] == "notifications/progress")
-        .map(|message| {
-            assert_eq!(message["params"]["progressToken"], json!("agent-token-7"));
-            message["params"]["progress"].as_f64().expect("number")
-        })
-        .collect();
-    assert!(!progress.is_empty(), "no progress reached the agent");
-    assert!(
-        progress.windows(2).all(|pair| pair[0] < pair[1]),
-        "{progress:?}"
-    );
-    assert!(
-        progress
+    for (id, through_rmcp) in [(2, false), (4, true)] {
+        let mut call = json!({
+            "name": "use_tool",
+            "arguments": {
+                "tool": {"toolbox": "dev", "server": "fixture", "name": "progress"},
+                "arguments": {"values": [1, 3, 2, 3, 4, 5], "interval_ms": 10}
+            },
+            "_meta": {"progressToken": "agent-token-7"}
+        });
+        if through_rmcp {
+            call["x-unusual"] = json!(true);
+        }
+        let (before, answer) = client.request(id, "tools/call", call).await;
+        assert_eq!(
+            answer["result"]["content"][0]["text"],
+            json!("sent 6 progress notifications")
+        );
+        let progress: Vec<f64> = before
             .iter()
-            .all(|value| [1.0, 3.0, 4.0, 5.0].contains(value)),
-        "{progress:?}"
-    );
-    // Nothing about call 2 follows its answer.
-    let (after, _) = client.request(3, "ping", json!({})).await;
-    assert!(after.is_empty(), "{after:?}");
+            .filter(|message| message["method"] == "notifications/progress")
+            .map(|message| {
+                assert_eq!(message["params"]["progressToken"], json!("agent-token-7"));
+                message["params"]["progress"].as_f64().expect("number")
+            })
+            .collect();
+        assert!(!progress.is_empty(), "no progress reached the agent");
+        assert!(
+            progress.windows(2).all(|pair| pair[0] < pair[1]),
+            "{progress:?}"
+        );
+        assert!(
+            progress
+                .iter()
+                .all(|value| [1.0, 3.0, 4.0, 5.0].contains(value)),
+            "{progress:?}"
+        );
+        // Nothing about the call follows its answer.
+        let (after, _) = client.request(id + 1, "ping", json!({})).await;
+        assert!(after.is_empty(), "{after:?}");
+    }
 }
 
 #[tokio::test]
