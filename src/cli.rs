@@ -18,8 +18,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Serve MCP on stdin/stdout (what an MCP client runs).
-    Serve(ConfigArg),
+    /// Serve MCP on stdin/stdout (what an MCP client runs), or over HTTP with --http.
+    Serve(ServeArgs),
     /// Validate the config, start every toolbox once and print a table of servers; exits 1 if
     /// any server failed, 2 if the config is invalid.
     Check(ConfigArg),
@@ -58,4 +58,28 @@ pub struct LoginArgs {
     /// Only print the URL; do not open a browser.
     #[arg(long)]
     pub no_browser: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub config: ConfigArg,
+    /// Serve MCP over streamable HTTP at /mcp instead of stdio, on ADDR (default 127.0.0.1:8411).
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = crate::http_serve::DEFAULT_ADDRESS)]
+    pub http: Option<std::net::SocketAddr>,
+    /// With --http: the file holding the bearer token agents must send (whitespace around it is
+    /// ignored). Default: $TOOLSHELF_TOKEN.
+    #[arg(long, value_name = "FILE", requires = "http")]
+    pub token_file: Option<PathBuf>,
+    /// With --http: serve without a token even on a non-loopback address (unprotected).
+    #[arg(long, requires = "http")]
+    pub insecure_no_auth: bool,
+    /// With --http: a browser origin allowed besides loopback ones, e.g.
+    /// https://app.example.com:443 (`:*` for any port). Repeatable.
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    pub allowed_origin: Vec<String>,
+    /// With --http: a `Host` allowed besides loopback names (the name agents reach toolshelf by,
+    /// behind a proxy or in a pod). Repeatable.
+    #[arg(long, value_name = "HOST", requires = "http")]
+    pub allowed_host: Vec<String>,
 }

@@ -4,6 +4,7 @@
 //! Code map (request path top to bottom):
 //! - `cli` / `main.rs` — commands, logging to stderr, signals, exit codes.
 //! - [`server`] — the MCP server role on stdio; dispatches `tools/call` to the meta-tools.
+//!   [`http_serve`] — the same role over streamable HTTP, a `Toolshelf` per session.
 //! - `agent_transport` — line-delimited JSON-RPC with the agent; `agent_message` reads a line
 //!   leniently and writes answers under the agent's own id; `agent_requests` — the ids in
 //!   flight (one answer per request). `agent_calls` — `use_tool` served beside rmcp. `json_lines` — the framing and the one
@@ -33,6 +34,7 @@ pub mod cli;
 pub mod config;
 mod error;
 mod http_client;
+pub mod http_serve;
 mod json_lines;
 mod meta_tools;
 pub mod oauth;

@@ -58,9 +58,38 @@ async fn run(command: Command) -> ExitCode {
             write_stdout(&format!("{schema}\n"))
         }
         Command::Serve(args) => {
-            let Some(config) = load(args.config) else {
+            let Some(config) = load(args.config.config) else {
                 return ExitCode::from(2);
             };
+            if let Some(address) = args.http {
+                let token = match token(args.token_file.as_deref()) {
+                    Ok(token) => token,
+                    Err(message) => {
+                        let _ = writeln!(std::io::stderr().lock(), "error: {message}");
+                        return ExitCode::from(2);
+                    }
+                };
+                let options = toolshelf::http_serve::HttpOptions {
+                    address,
+                    token,
+                    insecure_no_auth: args.insecure_no_auth,
+                    allowed_origins: args.allowed_origin,
+                    allowed_hosts: args.allowed_host,
+                };
+                return match toolshelf::http_serve::serve_http(config, options, shutdown_signal())
+                    .await
+                {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(error @ toolshelf::http_serve::HttpServeError::Refused(_)) => {
+                        let _ = writeln!(std::io::stderr().lock(), "error: {error}");
+                        ExitCode::from(2)
+                    }
+                    Err(error) => {
+                        let _ = writeln!(std::io::stderr().lock(), "error: {error}");
+                        ExitCode::FAILURE
+                    }
+                };
+            }
             match toolshelf::server::serve_stdio(&config, shutdown_signal()).await {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(error) => {
@@ -101,6 +130,30 @@ async fn run(command: Command) -> ExitCode {
             }
         }
     }
+}
+
+/// The bearer token of `serve --http`: the file's content, else `TOOLSHELF_TOKEN`; surrounding
+/// whitespace (the file's final newline) is not part of it.
+fn token(file: Option<&std::path::Path>) -> Result<Option<String>, String> {
+    let text = match file {
+        Some(file) => std::fs::read_to_string(file)
+            .map_err(|error| format!("cannot read the token file {}: {error}", file.display()))?,
+        None => match std::env::var("TOOLSHELF_TOKEN") {
+            Ok(text) => text,
+            Err(_) => return Ok(None),
+        },
+    };
+    let token = text.trim();
+    if token.is_empty() {
+        return Err(match file {
+            Some(file) => format!(
+                "the token file {} is empty; put the token in it",
+                file.display()
+            ),
+            None => "TOOLSHELF_TOKEN is set but empty; set it to the token, or unset it".into(),
+        });
+    }
+    Ok(Some(token.to_owned()))
 }
 
 fn login_exit(done: Result<(), toolshelf::oauth::LoginError>) -> ExitCode {

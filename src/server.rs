@@ -30,7 +30,7 @@ use crate::{
     agent_tasks::{self, TaskAsk, TaskRequest},
     agent_transport::AgentTransport,
     call_meta::CallMeta,
-    children::{CurrentToken, ProgressOut, ProgressTarget},
+    children::{CurrentToken, PeerProgress, ProgressOut, ProgressTarget},
     config::Config,
     json_lines::LineWriter,
     meta_tools::{MetaTools, OPEN_TOOLBOX, USE_TOOL, UseToolAnswer, UseToolInput},
@@ -153,11 +153,16 @@ impl Toolshelf {
         let tool = named_tool(&arguments);
         // Each round is a request of its own, with its own progress token.
         let progress = meta.progress.clone();
+        // The first round's progress goes through its request's peer, handed to rmcp before the
+        // round's answer; later rounds' progress takes the token of their own request.
+        let mut first_round = None;
         let round = match request.request_state {
             Some(state) => input.resume(&state, &tool, request.input_responses, progress)?,
             None => {
                 let shelf = self.clone();
-                let out = ProgressOut::Peer(context.peer.clone());
+                let peer_progress = PeerProgress::start(context.peer.clone());
+                first_round = Some(peer_progress.clone());
+                let out = ProgressOut::Peer(peer_progress);
                 let arguments = UseToolInput::from_object(arguments);
                 let token = CurrentToken::new(progress);
                 let call_token = token.clone();
@@ -174,7 +179,11 @@ impl Toolshelf {
                 )
             }
         };
-        Ok(input.wait(round, &context.peer, &context.ct).await)
+        let outcome = input.wait(round, &context.peer, &context.ct).await;
+        if let Some(progress) = first_round {
+            progress.flush().await;
+        }
+        Ok(outcome)
     }
 
     /// The agent's log level: for the running children, and those started later.
@@ -323,8 +332,11 @@ impl ServerHandler for Toolshelf {
                     }
                 } else {
                     let input = UseToolInput::from_object(request.arguments.unwrap_or_default());
-                    let out = ProgressOut::Peer(context.peer.clone());
-                    self.use_tool(input, &context.ct, meta, ask, out).await
+                    let progress = PeerProgress::start(context.peer.clone());
+                    let out = ProgressOut::Peer(progress.clone());
+                    let answer = self.use_tool(input, &context.ct, meta, ask, out).await;
+                    progress.flush().await;
+                    answer
                 };
                 if let UseToolAnswer::Forwarded(result) = &answer
                     && tasks

@@ -42,6 +42,15 @@ enum Pipe {
 }
 
 impl Guard {
+    /// The process's one guard, shared by every registry (one per agent session over HTTP): a
+    /// guard per registry would outlive its session as a zombie, since nobody waits for it.
+    pub(crate) fn shared() -> &'static Guard {
+        static SHARED: Guard = Guard {
+            pipe: Mutex::new(Pipe::NotStarted),
+        };
+        &SHARED
+    }
+
     fn lock(&self) -> MutexGuard<'_, Pipe> {
         self.pipe
             .lock()

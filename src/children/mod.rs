@@ -24,7 +24,7 @@ use std::sync::Arc;
 
 pub(crate) use child::{CallError, Child, TaskHold, child_error};
 pub(crate) use registry::ProcessRegistry;
-pub(crate) use tool_calls::{CurrentToken, ProgressOut, ProgressTarget};
+pub(crate) use tool_calls::{CurrentToken, PeerProgress, ProgressOut, ProgressTarget};
 pub(crate) use tool_list::ListedTool;
 pub(crate) use tool_result::ToolResultJson;
 

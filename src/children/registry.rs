@@ -20,8 +20,6 @@ use super::{
 #[derive(Debug, Default)]
 pub(crate) struct ProcessRegistry {
     state: Mutex<State>,
-    /// Kills the process groups still registered if toolshelf dies.
-    guard: Guard,
 }
 
 #[derive(Debug, Default)]
@@ -55,7 +53,7 @@ impl Drop for Unregister {
     fn drop(&mut self) {
         self.registry.lock().live.remove(&self.id);
         if let Some(group) = self.group {
-            self.registry.guard.release(group);
+            Guard::shared().release(group);
         }
     }
 }
@@ -82,7 +80,7 @@ impl ProcessRegistry {
         // Each child leads its own process group, so its pid is the group's id.
         let group = child.id();
         if let Some(group) = group {
-            self.guard.watch(group);
+            Guard::shared().watch(group);
         }
         let id = state.next_id;
         state.next_id += 1;

@@ -20,7 +20,7 @@ use rmcp::{
 };
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
-use tokio::sync::oneshot;
+use tokio::sync::{mpsc, oneshot};
 
 use crate::{
     call_meta::{ChildMeta, ForwardedMeta},
@@ -53,7 +53,52 @@ pub(crate) struct ProgressTarget {
 #[derive(Clone)]
 pub(crate) enum ProgressOut {
     Lines(LineWriter),
-    Peer(Peer<RoleServer>),
+    Peer(PeerProgress),
+}
+
+/// Progress for one call through the agent's rmcp peer, in the order the child sent it: one
+/// task hands each notification to rmcp in turn, and `flush` waits until all that came before
+/// it are handed over, so that the call's answer follows its progress.
+#[derive(Clone)]
+pub(crate) struct PeerProgress {
+    queue: mpsc::UnboundedSender<PeerMessage>,
+}
+
+enum PeerMessage {
+    Progress(ProgressNotificationParam),
+    Flush(oneshot::Sender<()>),
+}
+
+/// How long an answer waits for its progress to be handed to rmcp.
+const FLUSH_LIMIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+impl PeerProgress {
+    pub(crate) fn start(peer: Peer<RoleServer>) -> PeerProgress {
+        let (queue, mut queued) = mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            while let Some(message) = queued.recv().await {
+                match message {
+                    PeerMessage::Progress(params) => {
+                        if peer.notify_progress(params).await.is_err() {
+                            tracing::debug!("progress dropped: the client's session ended");
+                        }
+                    }
+                    PeerMessage::Flush(done) => {
+                        let _ = done.send(());
+                    }
+                }
+            }
+        });
+        PeerProgress { queue }
+    }
+
+    /// Waits (briefly) until the progress sent so far is with rmcp.
+    pub(crate) async fn flush(&self) {
+        let (done, flushed) = oneshot::channel();
+        if self.queue.send(PeerMessage::Flush(done)).is_ok() {
+            let _ = tokio::time::timeout(FLUSH_LIMIT, flushed).await;
+        }
+    }
 }
 
 /// The agent's progress token for a call. A call in input rounds (2026-07-28) is a new request
@@ -231,14 +276,7 @@ impl ToolCalls {
             ProgressOut::Peer(peer) => {
                 let text = serde_json::to_string(&forwarded).ok()?;
                 let params: ProgressNotificationParam = serde_json::from_str(&text).ok()?;
-                let peer = peer.clone();
-                // Queued in order: tasks start in the order they were spawned, and each hands
-                // its notification to rmcp's outgoing queue at its first step.
-                tokio::spawn(async move {
-                    if peer.notify_progress(params).await.is_err() {
-                        tracing::debug!("progress dropped: the client's session ended");
-                    }
-                });
+                let _ = peer.queue.send(PeerMessage::Progress(params));
             }
         }
         Some(())

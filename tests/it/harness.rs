@@ -549,3 +549,9 @@ pub async fn wait_for_line(path: &Path, line: &str) {
     })
     .await;
 }
+
+/// A loopback port free at the time of asking.
+pub fn free_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.local_addr().expect("address").port()
+}

@@ -10,6 +10,7 @@ mod conformance;
 mod contract;
 mod forwarding;
 mod harness;
+mod http_serve;
 mod interop;
 mod lifecycle;
 mod readme;

@@ -8,8 +8,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::harness::{
-    DEADLINE, RawClient, config, interop_dir, npm_server, opened_tools, python_env, toolshelf_bin,
-    write_config,
+    DEADLINE, RawClient, config, free_port, interop_dir, npm_server, opened_tools, python_env,
+    toolshelf_bin, write_config,
 };
 
 /// A server listening on a loopback port, restartable on the same port.
@@ -23,11 +23,6 @@ struct HttpServer {
     /// "http", or "https" for a server given a certificate.
     scheme: &'static str,
     process: Option<tokio::process::Child>,
-}
-
-fn free_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    listener.local_addr().expect("address").port()
 }
 
 impl HttpServer {

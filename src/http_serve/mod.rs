@@ -1,0 +1,268 @@
+//! `toolshelf serve --http`: MCP over streamable HTTP at `/mcp`, for many agents at once.
+//! rmcp's streamable HTTP service speaks the protocol (sessions, SSE streams, DELETE,
+//! sessionless 2026-07-28 requests) and checks `Host`, `Origin` and the body size; in front of
+//! it, toolshelf's gate checks the bearer token and answers `/healthz` and `/readyz`. Each
+//! session is served by the same core as stdio (`session`).
+
+mod session;
+
+use std::{convert::Infallible, future::Future, net::SocketAddr, sync::Arc, time::Duration};
+
+use bytes::Bytes;
+use http::{Request, Response, StatusCode, header};
+use http_body_util::{BodyExt, Full, combinators::BoxBody};
+use hyper::body::Incoming;
+use hyper_util::{rt::TokioIo, server::graceful::GracefulShutdown};
+use rmcp::transport::{
+    StreamableHttpServerConfig, StreamableHttpService,
+    streamable_http_server::session::local::LocalSessionManager,
+};
+use subtle::ConstantTimeEq;
+use tokio_util::sync::CancellationToken;
+use tower_service::Service;
+
+use crate::config::Config;
+use session::{HttpSession, Sessions};
+
+/// Where `serve --http` listens unless told: loopback, a fixed port.
+pub const DEFAULT_ADDRESS: &str = "127.0.0.1:8411";
+/// The largest request body taken (a bigger one gets 413).
+pub const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
+/// How long calls in flight may take to finish after a shutdown signal.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// How `serve --http` is exposed.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    pub address: SocketAddr,
+    /// The bearer token agents must send; `None`: none is asked.
+    pub token: Option<String>,
+    /// Serve without a token on a non-loopback address.
+    pub insecure_no_auth: bool,
+    /// Origins allowed besides loopback ones (`https://app.example.com:443`, `:*` for any port).
+    pub allowed_origins: Vec<String>,
+    /// `Host` values allowed besides loopback names.
+    pub allowed_hosts: Vec<String>,
+}
+
+/// Why `serve --http` could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum HttpServeError {
+    #[error("{0}")]
+    Refused(String),
+    #[error("cannot listen on {address}: {source}")]
+    Bind {
+        address: SocketAddr,
+        source: std::io::Error,
+    },
+}
+
+/// Refuses an exposure that would let anyone on the network use the children: a non-loopback
+/// address without a token, unless the user said `--insecure-no-auth`.
+pub fn check_exposure(options: &HttpOptions) -> Result<(), HttpServeError> {
+    let loopback = options.address.ip().is_loopback();
+    match (&options.token, loopback, options.insecure_no_auth) {
+        (None, false, false) => Err(HttpServeError::Refused(format!(
+            "refusing to serve on {} without a token: anyone who can reach it could run your servers' tools. Set a token with TOOLSHELF_TOKEN or --token-file FILE (agents send it as `Authorization: Bearer TOKEN`), bind a loopback address, or pass --insecure-no-auth to run unprotected",
+            options.address
+        ))),
+        (None, false, true) => {
+            tracing::warn!(address = %options.address, "serving WITHOUT AUTHENTICATION on a non-loopback address (--insecure-no-auth): anyone who can reach it can run your servers' tools");
+            Ok(())
+        }
+        (None, true, _) => {
+            tracing::info!(address = %options.address, "serving without a token: loopback only, as stdio is");
+            Ok(())
+        }
+        (Some(_), _, _) => Ok(()),
+    }
+}
+
+/// Serves until `shutdown` resolves, then lets calls in flight finish (at most
+/// `SHUTDOWN_GRACE`), ends the sessions and stops every child.
+pub async fn serve_http(
+    config: Config,
+    options: HttpOptions,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), HttpServeError> {
+    check_exposure(&options)?;
+    let listener = tokio::net::TcpListener::bind(options.address)
+        .await
+        .map_err(|source| HttpServeError::Bind {
+            address: options.address,
+            source,
+        })?;
+    let address = listener.local_addr().unwrap_or(options.address);
+    let sessions = Sessions::new(Arc::new(config));
+    let stop = CancellationToken::new();
+    let mcp = StreamableHttpService::new(
+        {
+            let sessions = sessions.clone();
+            move || Ok::<HttpSession, std::io::Error>(sessions.handler())
+        },
+        Arc::new(LocalSessionManager::default()),
+        rmcp_config(&options, stop.clone()),
+    );
+    let gate = Arc::new(Gate {
+        token: options.token.clone(),
+    });
+    tracing::info!(%address, "serving MCP over HTTP at /mcp");
+    let graceful = GracefulShutdown::new();
+    tokio::pin!(shutdown);
+    loop {
+        let (stream, _) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(error) => {
+                    tracing::warn!(%error, "accepting a connection failed");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        // With Nagle's algorithm on, each small SSE event waits for the last one's ACK.
+        let _ = stream.set_nodelay(true);
+        let (gate, mcp) = (gate.clone(), mcp.clone());
+        let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+            let (gate, mut mcp) = (gate.clone(), mcp.clone());
+            async move { Ok::<_, Infallible>(gate.route(request, &mut mcp).await) }
+        });
+        let connection = hyper::server::conn::http1::Builder::new()
+            .serve_connection(TokioIo::new(stream), service);
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            if let Err(error) = connection.await {
+                tracing::debug!(%error, "connection ended with an error");
+            }
+        });
+    }
+    tracing::info!(sessions = sessions.open_sessions(), "shutting down");
+    drop(listener);
+    // Ends the sessions and their streams; a call in flight still gets its answer.
+    stop.cancel();
+    if tokio::time::timeout(SHUTDOWN_GRACE, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::warn!("connections still open after the grace period; closing them");
+    }
+    sessions.shutdown().await;
+    Ok(())
+}
+
+fn rmcp_config(options: &HttpOptions, stop: CancellationToken) -> StreamableHttpServerConfig {
+    let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1", "[::1]"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    hosts.extend(options.allowed_hosts.iter().cloned());
+    let mut origins: Vec<String> = ["localhost", "127.0.0.1", "[::1]"]
+        .into_iter()
+        .flat_map(|host| ["http", "https"].map(|scheme| format!("{scheme}://{host}:*")))
+        .collect();
+    origins.extend(options.allowed_origins.iter().cloned());
+    StreamableHttpServerConfig::default()
+        .with_allowed_hosts(hosts)
+        .with_allowed_origins(origins)
+        .enforce_origin_validation()
+        .with_max_request_body_bytes(MAX_BODY_BYTES)
+        .with_cancellation_token(stop)
+}
+
+type Body = BoxBody<Bytes, Infallible>;
+
+/// What stands in front of rmcp's service.
+struct Gate {
+    token: Option<String>,
+}
+
+impl Gate {
+    async fn route<S>(&self, request: Request<Incoming>, mcp: &mut S) -> Response<Body>
+    where
+        S: Service<Request<Incoming>, Response = Response<Body>, Error = Infallible>,
+    {
+        match request.uri().path() {
+            "/healthz" => text(StatusCode::OK, "alive\n"),
+            "/readyz" => text(StatusCode::OK, "ready\n"),
+            "/mcp" => {
+                if !self.admits(&request) {
+                    let mut refusal = text(
+                        StatusCode::UNAUTHORIZED,
+                        "toolshelf needs a bearer token: send `Authorization: Bearer TOKEN` with the token toolshelf was started with (TOOLSHELF_TOKEN or --token-file)\n",
+                    );
+                    refusal.headers_mut().insert(
+                        header::WWW_AUTHENTICATE,
+                        header::HeaderValue::from_static("Bearer"),
+                    );
+                    return refusal;
+                }
+                match mcp.call(request).await {
+                    Ok(response) => response,
+                    Err(never) => match never {},
+                }
+            }
+            _ => text(
+                StatusCode::NOT_FOUND,
+                "not found: toolshelf serves MCP at /mcp (and /healthz, /readyz)\n",
+            ),
+        }
+    }
+
+    /// True when no token is asked, or the request carries it (compared in constant time).
+    fn admits(&self, request: &Request<Incoming>) -> bool {
+        let Some(expected) = &self.token else {
+            return true;
+        };
+        let given = request
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| {
+                let (scheme, token) = value.split_once(' ')?;
+                scheme
+                    .eq_ignore_ascii_case("bearer")
+                    .then_some(token.trim())
+            })
+            .unwrap_or_default();
+        bool::from(given.as_bytes().ct_eq(expected.as_bytes()))
+    }
+}
+
+fn text(status: StatusCode, body: &'static str) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from_static(body.as_bytes())).boxed());
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(address: &str, token: Option<&str>, insecure: bool) -> HttpOptions {
+        HttpOptions {
+            address: address.parse().expect("address"),
+            token: token.map(String::from),
+            insecure_no_auth: insecure,
+            allowed_origins: Vec::new(),
+            allowed_hosts: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_non_loopback_address_needs_a_token_or_an_explicit_insecure_flag() {
+        let refused = check_exposure(&options("0.0.0.0:8411", None, false))
+            .expect_err("refused")
+            .to_string();
+        assert!(refused.contains("token"), "{refused}");
+        assert!(refused.contains("TOOLSHELF_TOKEN"), "{refused}");
+        assert!(check_exposure(&options("0.0.0.0:8411", Some("t"), false)).is_ok());
+        assert!(check_exposure(&options("0.0.0.0:8411", None, true)).is_ok());
+        assert!(check_exposure(&options("127.0.0.1:8411", None, false)).is_ok());
+        assert!(check_exposure(&options("[::1]:8411", None, false)).is_ok());
+    }
+}

@@ -1,0 +1,217 @@
+//! `toolshelf serve --http`: agents reach toolshelf over streamable HTTP (the Python `mcp` SDK's
+//! client), each session with its own open toolboxes and children; the gate in front refuses
+//! what it must (no or wrong token, a foreign Origin or Host, an oversized body), and a
+//! non-loopback address without a token is refused at start.
+
+use std::{path::Path, process::Stdio, time::Duration};
+
+use serde_json::{Value, json};
+
+use crate::harness::{
+    DEADLINE, children_of, config, fixture, free_port, is_alive, python_env, toolshelf_bin,
+    write_config,
+};
+
+/// Toolbox `dev` with the fixture, written to a fresh folder.
+fn fixture_config() -> (tempfile::TempDir, std::path::PathBuf) {
+    write_config(&config(&[(
+        "dev",
+        "Fixture",
+        json!({ "fixture": fixture(&[]) }),
+    )]))
+}
+
+/// `toolshelf serve --http` on a free loopback port with `TOOLSHELF_TOKEN=token`, ready.
+async fn serve(config_path: &Path, token: &str) -> (tokio::process::Child, u16) {
+    let port = free_port();
+    let process = tokio::process::Command::new(toolshelf_bin())
+        .args(["serve", "--config"])
+        .arg(config_path)
+        .arg("--http")
+        .arg(format!("127.0.0.1:{port}"))
+        .env("TOOLSHELF_TOKEN", token)
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn toolshelf");
+    let health = format!("http://127.0.0.1:{port}/healthz");
+    tokio::time::timeout(DEADLINE, async {
+        loop {
+            if let Ok(response) = http().get(&health).send().await
+                && response.status().is_success()
+            {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("toolshelf answers /healthz in time");
+    (process, port)
+}
+
+fn http() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
+}
+
+/// A POST of `body` to `/mcp` with `headers`; the status.
+async fn post(port: u16, headers: &[(&str, &str)], body: Vec<u8>) -> u16 {
+    let mut request = http()
+        .post(format!("http://127.0.0.1:{port}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(body);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    request.send().await.expect("POST").status().as_u16()
+}
+
+fn initialize() -> Vec<u8> {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "0"}}})
+    .to_string()
+    .into_bytes()
+}
+
+#[tokio::test]
+async fn agents_reach_toolshelf_over_http_each_with_its_own_session() {
+    let (dir, path) = fixture_config();
+    let token = "http-t0ken-value";
+    let (mut process, port) = serve(&path, token).await;
+    let pid = process.id().expect("pid");
+
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/http_client.py");
+    let output = tokio::process::Command::new(python_env().join("bin/python"))
+        .arg(script)
+        .arg(format!("http://127.0.0.1:{port}/mcp"))
+        .args([token, "dev", "fixture"])
+        .stdin(Stdio::null())
+        .output();
+    let output = tokio::time::timeout(DEADLINE, output)
+        .await
+        .expect("the agents finish in time")
+        .expect("run the agents");
+    let seen: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|_| {
+        panic!(
+            "agents' output: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    let (a, b) = (&seen["a"], &seen["b"]);
+    assert_eq!(a["tools"], json!(["open_toolbox", "use_tool"]), "{seen}");
+    assert_eq!(a["echo"], json!(r#"{"said":"over http"}"#), "{seen}");
+    assert_eq!(a["progress"], json!([1.0, 2.0, 3.0]), "{seen}");
+    // The other session opened nothing: seed 003's error, not agent A's toolbox.
+    assert_eq!(
+        b["echo"],
+        json!("Error executing tool: Toolbox 'dev' is not open"),
+        "{seen}"
+    );
+
+    // The sessions ended (the SDK's DELETE): their children stop; only the guard remains.
+    let deadline = tokio::time::Instant::now() + DEADLINE;
+    loop {
+        let left: Vec<u32> = children_of(pid)
+            .into_iter()
+            .filter(|child| {
+                is_alive(*child)
+                    && !std::fs::read_to_string(format!("/proc/{child}/cmdline"))
+                        .unwrap_or_default()
+                        .contains("process-guard")
+            })
+            .collect();
+        if left.is_empty() {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "left: {left:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    // The gate.
+    let bearer = format!("Bearer {token}");
+    assert_eq!(post(port, &[], initialize()).await, 401, "no token");
+    assert_eq!(
+        post(port, &[("authorization", "Bearer wrong")], initialize()).await,
+        401,
+        "wrong token"
+    );
+    assert_eq!(
+        post(
+            port,
+            &[
+                ("authorization", &bearer),
+                ("origin", "http://evil.example")
+            ],
+            initialize()
+        )
+        .await,
+        403,
+        "foreign Origin"
+    );
+    assert_eq!(
+        post(
+            port,
+            &[("authorization", &bearer), ("host", "evil.example")],
+            initialize()
+        )
+        .await,
+        403,
+        "foreign Host"
+    );
+    let oversized = vec![b' '; 17 * 1024 * 1024];
+    assert_eq!(
+        post(port, &[("authorization", &bearer)], oversized).await,
+        413,
+        "body over 16 MiB"
+    );
+    let refused = http()
+        .post(format!("http://127.0.0.1:{port}/mcp"))
+        .send()
+        .await
+        .expect("POST");
+    assert_eq!(
+        refused
+            .headers()
+            .get("www-authenticate")
+            .map(|v| v.as_bytes()),
+        Some(&b"Bearer"[..])
+    );
+
+    // SIGTERM: toolshelf exits 0 in time, and nothing it started is left.
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .expect("signal");
+    let status = tokio::time::timeout(Duration::from_secs(8), process.wait())
+        .await
+        .expect("toolshelf exits within 8 s")
+        .expect("wait");
+    assert!(status.success(), "{status:?}");
+    drop(dir);
+}
+
+#[tokio::test]
+async fn a_non_loopback_address_without_a_token_is_refused_at_start() {
+    let (_dir, path) = fixture_config();
+    let output = std::process::Command::new(toolshelf_bin())
+        .args(["serve", "--config"])
+        .arg(&path)
+        .args(["--http", "0.0.0.0:0"])
+        .env_remove("TOOLSHELF_TOKEN")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run toolshelf");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("without a token"), "{stderr}");
+    assert!(stderr.contains("TOOLSHELF_TOKEN"), "{stderr}");
+    assert!(stderr.contains("--token-file"), "{stderr}");
+}
