@@ -53,6 +53,27 @@ async fn serve(config_path: &Path, token: &str) -> (tokio::process::Child, u16) 
     (process, port)
 }
 
+/// Runs a client of tests/python with `args` and returns the JSON it prints.
+async fn agent(script: &str, args: &[&str]) -> Value {
+    let script = format!("{}/tests/python/{script}", env!("CARGO_MANIFEST_DIR"));
+    let output = tokio::process::Command::new(python_env().join("bin/python"))
+        .arg(&script)
+        .args(args)
+        .stdin(Stdio::null())
+        .output();
+    let output = tokio::time::timeout(DEADLINE, output)
+        .await
+        .expect("the client finishes in time")
+        .expect("run the client");
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|_| {
+        panic!(
+            "{script}: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
 fn http() -> reqwest::Client {
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::new()
@@ -86,24 +107,8 @@ async fn agents_reach_toolshelf_over_http_each_with_its_own_session() {
     let (mut process, port) = serve(&path, token).await;
     let pid = process.id().expect("pid");
 
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/http_client.py");
-    let output = tokio::process::Command::new(python_env().join("bin/python"))
-        .arg(script)
-        .arg(format!("http://127.0.0.1:{port}/mcp"))
-        .args([token, "dev", "fixture"])
-        .stdin(Stdio::null())
-        .output();
-    let output = tokio::time::timeout(DEADLINE, output)
-        .await
-        .expect("the agents finish in time")
-        .expect("run the agents");
-    let seen: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|_| {
-        panic!(
-            "agents' output: {}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )
-    });
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let seen = agent("http_client.py", &[&url, token, "dev", "fixture"]).await;
     let (a, b) = (&seen["a"], &seen["b"]);
     assert_eq!(a["tools"], json!(["open_toolbox", "use_tool"]), "{seen}");
     assert_eq!(a["echo"], json!(r#"{"said":"over http"}"#), "{seen}");
@@ -214,4 +219,26 @@ async fn a_non_loopback_address_without_a_token_is_refused_at_start() {
     assert!(stderr.contains("without a token"), "{stderr}");
     assert!(stderr.contains("TOOLSHELF_TOKEN"), "{stderr}");
     assert!(stderr.contains("--token-file"), "{stderr}");
+}
+
+/// fastmcp 4.1.2 on 2026-07-28 has no session (`server/discover`, no `initialize`): such
+/// clients are served by one shared set of open toolboxes, so a second client finds the
+/// toolbox the first opened.
+#[tokio::test]
+async fn clients_without_a_session_share_one_set_of_open_toolboxes() {
+    let (dir, path) = fixture_config();
+    let token = "shared-t0ken-value";
+    let (_process, port) = serve(&path, token).await;
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    for open in ["open", "no"] {
+        let seen = agent("fastmcp_http.py", &[&url, token, "dev", "fixture", open]).await;
+        assert_eq!(seen["protocol"], Value::Null, "no initialize: {seen}");
+        assert_eq!(
+            seen["echo"],
+            json!(r#"{"via":"fastmcp"}"#),
+            "{open}: {seen}"
+        );
+        assert_eq!(seen["echo_error"], json!(false), "{open}: {seen}");
+    }
+    drop(dir);
 }
