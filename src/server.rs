@@ -186,6 +186,21 @@ impl Toolshelf {
         Ok(outcome)
     }
 
+    /// Opens the toolbox a `use_tool` call names, if it is configured and not open: a client
+    /// without a session (2026-07-28 over HTTP) has no place to keep "open", so its calls open
+    /// what they need. A toolbox that cannot open is left to `use_tool`'s own error.
+    pub(crate) async fn open_named(&self, arguments: Option<&JsonObject>) {
+        let Some(arguments) = arguments else { return };
+        let named = named_tool(arguments);
+        let toolboxes = &self.inner.toolboxes;
+        if let Some(toolbox) = toolboxes.get(&named.toolbox)
+            && !toolbox.is_open()
+            && let Err(conflicts) = toolboxes.open(toolbox).await
+        {
+            tracing::warn!(toolbox = %named.toolbox, ?conflicts, "the toolbox a call named cannot open");
+        }
+    }
+
     /// The agent's log level: for the running children, and those started later.
     async fn set_log_level(&self, level: LoggingLevel) {
         let inner = &self.inner;

@@ -2,7 +2,8 @@
 //! `Toolshelf` of its own: its open toolboxes, its children, its relays; its children stop when
 //! the session ends (DELETE or expiry). A client without a session (2026-07-28) is served by the
 //! one shared `Toolshelf`: rmcp makes a handler per request for it, so those handlers are views
-//! of the shared one and start nothing of their own.
+//! of the shared one and start nothing of their own; having no place to keep "open", its
+//! `use_tool` calls open the toolbox they name.
 #![allow(
     deprecated,
     reason = "SEP-2577 deprecates logging, but revisions before 2026-07-28 have it"
@@ -24,7 +25,7 @@ use rmcp::{
     service::{NotificationContext, RequestContext},
 };
 
-use crate::{config::Config, server::Toolshelf};
+use crate::{config::Config, meta_tools::USE_TOOL, server::Toolshelf};
 
 /// What every session handler shares.
 pub(super) struct Sessions {
@@ -161,6 +162,12 @@ impl ServerHandler for HttpSession {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        if self.own.get().is_none() && request.name == USE_TOOL {
+            self.sessions
+                .shared
+                .open_named(request.arguments.as_ref())
+                .await;
+        }
         self.shelf().call_tool(request, context).await
     }
 }

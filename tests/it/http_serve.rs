@@ -221,16 +221,16 @@ async fn a_non_loopback_address_without_a_token_is_refused_at_start() {
     assert!(stderr.contains("--token-file"), "{stderr}");
 }
 
-/// fastmcp 4.1.2 on 2026-07-28 has no session (`server/discover`, no `initialize`): such
-/// clients are served by one shared set of open toolboxes, so a second client finds the
-/// toolbox the first opened.
+/// fastmcp 4.1.2 on 2026-07-28 has no session (`server/discover`, no `initialize`): with no
+/// place to keep "open", its `use_tool` opens the toolbox it names (the first client never calls
+/// `open_toolbox`); such clients share one set of open toolboxes and children.
 #[tokio::test]
-async fn clients_without_a_session_share_one_set_of_open_toolboxes() {
+async fn a_client_without_a_session_has_its_toolbox_opened_by_its_call() {
     let (dir, path) = fixture_config();
     let token = "shared-t0ken-value";
     let (_process, port) = serve(&path, token).await;
     let url = format!("http://127.0.0.1:{port}/mcp");
-    for open in ["open", "no"] {
+    for open in ["no", "open"] {
         let seen = agent("fastmcp_http.py", &[&url, token, "dev", "fixture", open]).await;
         assert_eq!(seen["protocol"], Value::Null, "no initialize: {seen}");
         assert_eq!(
