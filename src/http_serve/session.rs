@@ -89,7 +89,10 @@ impl Drop for HttpSession {
     fn drop(&mut self) {
         if let Some((number, own)) = self.own.take() {
             self.sessions.own.remove(&number);
-            tokio::spawn(async move { own.shutdown().await });
+            // Outside a runtime (the process is ending) the process guard stops the children.
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                runtime.spawn(async move { own.shutdown().await });
+            }
         }
     }
 }
