@@ -25,9 +25,9 @@ use nix::{sys::signal, unistd::Pid};
 /// The argument that runs toolshelf as the guard.
 pub const GUARD_COMMAND: &str = "process-guard";
 
-/// toolshelf's end of the guard: started on first use; without it (it could not be started),
-/// children still have their parent-death signal.
-#[derive(Debug, Default)]
+/// toolshelf's end of the guard (`Guard::shared`): started on first use; without it (it could
+/// not be started), children still have their parent-death signal.
+#[derive(Debug)]
 pub(crate) struct Guard {
     pipe: Mutex<Pipe>,
 }

@@ -274,8 +274,8 @@ impl ToolCalls {
                 }
             }
             ProgressOut::Peer(peer) => {
-                let text = serde_json::to_string(&forwarded).ok()?;
-                let params: ProgressNotificationParam = serde_json::from_str(&text).ok()?;
+                let params: ProgressNotificationParam =
+                    serde_json::from_value(serde_json::to_value(&forwarded).ok()?).ok()?;
                 let _ = peer.queue.send(PeerMessage::Progress(params));
             }
         }

@@ -123,8 +123,23 @@ pub struct OAuthSettings {
     pub callback_port: Option<u16>,
     /// `TOOLBOX/SERVER`, the name `toolshelf login` takes.
     pub target: String,
-    /// The command that logs in, for messages: `toolshelf login [--config FILE] TOOLBOX/SERVER`.
-    pub login_command: String,
+    /// The config file's absolute path, when it was read from one: named in `command`, since
+    /// the user runs it from wherever they are.
+    pub config_file: Option<PathBuf>,
+}
+
+impl OAuthSettings {
+    /// `toolshelf VERB [--config FILE] TOOLBOX/SERVER` (`login` or `logout`), for messages.
+    pub fn command(&self, verb: &str) -> String {
+        match &self.config_file {
+            Some(file) => format!(
+                "toolshelf {verb} --config '{}' {}",
+                file.display(),
+                self.target
+            ),
+            None => format!("toolshelf {verb} {}", self.target),
+        }
+    }
 }
 
 /// The HTTP transports of MCP.

@@ -100,7 +100,7 @@ fn build(
             let place = Place {
                 path: &server_path,
                 base_dir,
-                login: login_command(file, name, server_name),
+                config_file: file,
                 target: format!("{name}/{server_name}"),
             };
             match ServerFile::deserialize(server) {
@@ -175,10 +175,6 @@ fn check_variables(
     problems.extend(found);
 }
 
-#[allow(
-    clippy::too_many_arguments,
-    reason = "one call site, each argument distinct"
-)]
 fn build_server(
     name: String,
     server: ServerFile,
@@ -486,20 +482,8 @@ struct Place<'a> {
     base_dir: &'a Path,
     /// `TOOLBOX/SERVER`.
     target: String,
-    /// The `toolshelf login` command for this server.
-    login: String,
-}
-
-/// `toolshelf login [--config FILE] TOOLBOX/SERVER`; the file is named when known, since the
-/// user runs it from wherever they are.
-fn login_command(file: Option<&Path>, toolbox: &str, server: &str) -> String {
-    match file {
-        Some(file) => format!(
-            "toolshelf login --config '{}' {toolbox}/{server}",
-            file.display()
-        ),
-        None => format!("toolshelf login {toolbox}/{server}"),
-    }
+    /// The config file, when it was read from one.
+    config_file: Option<&'a Path>,
 }
 
 /// The OAuth settings of a remote server with `"auth": "oauth"`.
@@ -557,7 +541,7 @@ fn build_oauth(
         scopes: settings.scopes.clone(),
         callback_port: settings.callback_port,
         target: place.target.clone(),
-        login_command: place.login.clone(),
+        config_file: place.config_file.map(Path::to_path_buf),
     })
 }
 

@@ -50,7 +50,9 @@ pub struct HttpOptions {
 pub enum HttpServeError {
     #[error("{0}")]
     Refused(String),
-    #[error("cannot listen on {address}: {source}")]
+    #[error(
+        "cannot listen on {address}: {source}; give another address with --http ADDR (or stop what holds this one)"
+    )]
     Bind {
         address: SocketAddr,
         source: std::io::Error,

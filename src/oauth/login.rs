@@ -11,7 +11,8 @@ use reqwest::{
     header::{ACCEPT, CONTENT_TYPE, WWW_AUTHENTICATE},
 };
 use rmcp::transport::auth::{
-    AuthorizationCallback, AuthorizationManager, AuthorizationMetadataSource, OAuthClientConfig,
+    AuthError, AuthorizationCallback, AuthorizationManager, AuthorizationMetadata,
+    AuthorizationMetadataSource, OAuthClientConfig,
 };
 
 use super::{
@@ -84,39 +85,15 @@ pub async fn login(
             scopes.push(scope);
         }
     }
-    let scope_names: Vec<&str> = scopes.iter().map(String::as_str).collect();
-    let documents_supported = metadata
-        .additional_fields
-        .get("client_id_metadata_document_supported")
-        .and_then(serde_json::Value::as_bool)
-        .unwrap_or(false);
-    let client_id = match (&settings.client_id, &settings.client_metadata_url) {
-        (Some(client_id), _) => Some(client_id.clone()),
-        (None, Some(document)) if documents_supported => Some(document.to_string()),
-        _ => None,
-    };
-    let client = match &client_id {
-        Some(client_id) => {
-            let mut client = OAuthClientConfig::new(client_id.clone(), &callback.redirect_uri)
-                .with_scopes(scopes.clone());
-            if let Some(secret) = &settings.client_secret {
-                client = client.with_client_secret(secret.clone());
-            }
-            manager
-                .configure_client(client.clone())
-                .map_err(|error| failed("cannot use the configured client", &error))?;
-            client
-        }
-        None => manager
-            .register_client("toolshelf", &callback.redirect_uri, &scope_names)
-            .await
-            .map_err(|error| {
-                failed(
-                    "cannot register with the authorization server (set `oauth.clientId` to a client registered there beforehand)",
-                    &error,
-                )
-            })?,
-    };
+    let client = choose_client(
+        &mut manager,
+        &metadata,
+        settings,
+        &callback.redirect_uri,
+        &scopes,
+    )
+    .await
+    .map_err(|(what, error)| failed(what, &error))?;
     manager.set_credential_store(FileStore::new(
         path.clone(),
         Saved {
@@ -130,6 +107,7 @@ pub async fn login(
             wanted_scopes: Vec::new(),
         },
     ));
+    let scope_names: Vec<&str> = scopes.iter().map(String::as_str).collect();
     let authorize = manager
         .get_authorization_url(&scope_names)
         .await
@@ -163,9 +141,7 @@ pub async fn login(
         )
         .await
         .map_err(|error| failed("the authorization server did not give tokens", &error))?;
-    let logout = settings
-        .login_command
-        .replacen("toolshelf login", "toolshelf logout", 1);
+    let logout = settings.command("logout");
     let _ = writeln!(
         say,
         "Logged in to {target}. The tokens are in {} (readable by you only) and are renewed by themselves; `{logout}` removes them.",
@@ -174,25 +150,58 @@ pub async fn login(
     Ok(())
 }
 
+/// The client toolshelf logs in as, configured in `manager`: the one registered beforehand
+/// (`oauth.clientId`), else the client ID metadata document (`oauth.clientMetadataUrl`) where the
+/// authorization server supports those, else one registered now (dynamic registration). On
+/// failure, what failed and why.
+async fn choose_client(
+    manager: &mut AuthorizationManager,
+    metadata: &AuthorizationMetadata,
+    settings: &OAuthSettings,
+    redirect_uri: &str,
+    scopes: &[String],
+) -> Result<OAuthClientConfig, (&'static str, AuthError)> {
+    let documents_supported = metadata
+        .additional_fields
+        .get("client_id_metadata_document_supported")
+        .and_then(serde_json::Value::as_bool)
+        .unwrap_or(false);
+    let client_id = match (&settings.client_id, &settings.client_metadata_url) {
+        (Some(client_id), _) => client_id.clone(),
+        (None, Some(document)) if documents_supported => document.to_string(),
+        _ => {
+            let scopes: Vec<&str> = scopes.iter().map(String::as_str).collect();
+            return manager
+                .register_client("toolshelf", redirect_uri, &scopes)
+                .await
+                .map_err(|error| {
+                    (
+                        "cannot register with the authorization server (set `oauth.clientId` to a client registered there beforehand)",
+                        error,
+                    )
+                });
+        }
+    };
+    let mut client = OAuthClientConfig::new(client_id, redirect_uri).with_scopes(scopes.to_vec());
+    if let Some(secret) = &settings.client_secret {
+        client = client.with_client_secret(secret.clone());
+    }
+    manager
+        .configure_client(client.clone())
+        .map_err(|error| ("cannot use the configured client", error))?;
+    Ok(client)
+}
+
 /// Removes the saved login of `target`.
 pub fn logout(config: &Config, target: &str, say: &mut dyn Write) -> Result<(), LoginError> {
     let (server, settings) = find(config, target)?;
     let path = store::file_of(server, settings).map_err(LoginError::Failed)?;
-    let _ = std::fs::remove_file(path.with_extension("lock"));
-    match std::fs::remove_file(&path) {
-        Ok(()) => {
-            let _ = writeln!(say, "Logged out of {target}: removed {}.", path.display());
-            Ok(())
-        }
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            let _ = writeln!(say, "{target} was not logged in; nothing to remove.");
-            Ok(())
-        }
-        Err(error) => Err(LoginError::Failed(format!(
-            "cannot remove {}: {error}",
-            path.display()
-        ))),
+    if store::remove(&path).map_err(LoginError::Failed)? {
+        let _ = writeln!(say, "Logged out of {target}: removed {}.", path.display());
+    } else {
+        let _ = writeln!(say, "{target} was not logged in; nothing to remove.");
     }
+    Ok(())
 }
 
 /// The remote server `TOOLBOX/SERVER` of the config, with its OAuth settings.

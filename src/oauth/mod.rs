@@ -48,7 +48,7 @@ impl SavedLogin {
         server: &RemoteServer,
         settings: &OAuthSettings,
     ) -> Result<SavedLogin, String> {
-        let login_command = settings.login_command.clone();
+        let login_command = settings.command("login");
         let missing = || {
             format!(
                 "this server needs an OAuth login, and nobody has logged in yet: ask the user to run `{login_command}` in a terminal, then call again"

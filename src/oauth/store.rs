@@ -4,7 +4,7 @@
 
 use std::{
     fs,
-    io::Write,
+    io::{Read, Write},
     os::unix::fs::{DirBuilderExt, OpenOptionsExt},
     path::{Path, PathBuf},
     sync::{Arc, Mutex},
@@ -141,10 +141,8 @@ impl FileStore {
         change(&mut state.saved);
         let text = serde_json::to_vec_pretty(&state.saved)
             .map_err(|error| AuthError::CredentialStoreError(error.to_string()))?;
-        write_private(&self.path, &text).map_err(AuthError::CredentialStoreError)?;
-        state.modified = fs::metadata(&*self.path)
-            .and_then(|meta| meta.modified())
-            .ok();
+        state.modified =
+            write_private(&self.path, &text).map_err(AuthError::CredentialStoreError)?;
         Ok(())
     }
 }
@@ -185,12 +183,16 @@ async fn lock_file(path: &Path) -> Result<fs::File, String> {
 
 /// The login in the file at `path` and when the file was written; `None` if there is none.
 fn read(path: &Path) -> Result<Option<(Saved, Option<SystemTime>)>, String> {
-    let text = match fs::read(path) {
-        Ok(text) => text,
+    let mut file = match fs::File::open(path) {
+        Ok(file) => file,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(error) => return Err(format!("cannot read {}: {error}", path.display())),
     };
-    let modified = fs::metadata(path).and_then(|meta| meta.modified()).ok();
+    // The time of the file read, not of one that replaced it since.
+    let modified = file.metadata().and_then(|meta| meta.modified()).ok();
+    let mut text = Vec::new();
+    file.read_to_end(&mut text)
+        .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
     let saved = serde_json::from_slice(&text).map_err(|error| {
         format!(
             "{} is not a login toolshelf wrote ({error}); log in again",
@@ -216,13 +218,31 @@ impl CredentialStore for FileStore {
 
     async fn acquire_refresh_guard(&self) -> Result<Option<CredentialRefreshGuard>, AuthError> {
         let in_process = self.refreshing.clone().lock_owned().await;
-        let between_processes = lock_file(&self.path.with_extension("lock"))
+        let between_processes = lock_file(&lock_path(&self.path))
             .await
             .map_err(AuthError::CredentialStoreError)?;
         Ok(Some(CredentialRefreshGuard::new((
             in_process,
             between_processes,
         ))))
+    }
+}
+
+/// The lock file beside the login file at `path`.
+fn lock_path(path: &Path) -> PathBuf {
+    path.with_extension("lock")
+}
+
+/// Removes the login at `path` and its lock file; false when there was no login.
+pub(crate) fn remove(path: &Path) -> Result<bool, String> {
+    let _ = fs::remove_file(lock_path(path));
+    match fs::remove_file(path) {
+        Ok(()) => Ok(true),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(error) => Err(format!(
+            "cannot remove {}: {error}; remove it by hand",
+            path.display()
+        )),
     }
 }
 
@@ -262,8 +282,9 @@ pub(crate) fn file_of(server: &RemoteServer, settings: &OAuthSettings) -> Result
     Ok(folder()?.join(format!("{name}.json")))
 }
 
-/// Writes `text` to `path` readable by its owner only, whole or not at all.
-fn write_private(path: &Path, text: &[u8]) -> Result<(), String> {
+/// Writes `text` to `path` readable by its owner only, whole or not at all; the time it was
+/// written.
+fn write_private(path: &Path, text: &[u8]) -> Result<Option<SystemTime>, String> {
     let folder = path.parent().unwrap_or(Path::new("."));
     fs::DirBuilder::new()
         .recursive(true)
@@ -279,9 +300,10 @@ fn write_private(path: &Path, text: &[u8]) -> Result<(), String> {
         .open(&temporary)
         .and_then(|mut file| {
             file.write_all(text)?;
-            file.sync_all()
+            file.sync_all()?;
+            Ok(file.metadata()?.modified().ok())
         })
-        .and_then(|()| fs::rename(&temporary, path));
+        .and_then(|modified| fs::rename(&temporary, path).map(|()| modified));
     written.map_err(|error| {
         let _ = fs::remove_file(&temporary);
         format!("cannot write {}: {error}", path.display())
