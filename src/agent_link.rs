@@ -63,6 +63,15 @@ impl Relayed {
         }
     }
 
+    /// The error a child gets for a request that cannot reach an agent, and why.
+    pub(crate) fn refused(self, origin: &str, why: &str) -> McpError {
+        McpError::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("{} from {origin} cannot be relayed: {why}", self.method()),
+            None,
+        )
+    }
+
     pub(crate) fn capability(self) -> &'static str {
         match self {
             Relayed::Sampling => "sampling",
@@ -213,13 +222,7 @@ impl AgentLink {
         task: Option<&str>,
         cancel: &CancellationToken,
     ) -> Result<ClientResult, McpError> {
-        let refused = |why: String| {
-            McpError::new(
-                ErrorCode::METHOD_NOT_FOUND,
-                format!("{} from {origin} cannot be relayed: {why}", kind.method()),
-                None,
-            )
-        };
+        let refused = |why: String| kind.refused(origin, &why);
         let task = task.and_then(|task| self.tasks.related(origin, task));
         let declared = self.capabilities().is_some_and(|c| kind.declared(&c));
         let Some(peer) = self.peer.get() else {

@@ -12,7 +12,7 @@ use crate::{
 /// Opens everything, prints the table to `out`, stops every child. True when all servers are
 /// ready.
 pub async fn check(config: &Config, out: &mut dyn Write) -> std::io::Result<bool> {
-    let toolboxes = &Toolboxes::new(config, Default::default());
+    let toolboxes = &Toolboxes::new(config, Default::default(), None);
     let opened = join_all(toolboxes.all().map(|toolbox| async move {
         let conflicts = match toolboxes.open(toolbox).await {
             Ok(()) => Vec::new(),

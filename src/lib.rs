@@ -23,6 +23,7 @@ mod agent_input;
 mod agent_link;
 mod agent_message;
 mod agent_requests;
+mod agent_route;
 mod agent_tasks;
 mod agent_transport;
 mod call_meta;

@@ -34,7 +34,7 @@ use crate::{
     config::Config,
     json_lines::LineWriter,
     meta_tools::{MetaTools, OPEN_TOOLBOX, USE_TOOL, UseToolAnswer, UseToolInput},
-    toolboxes::Toolboxes,
+    toolboxes::{SharedServers, Toolboxes},
 };
 
 /// The server handler; cheap to clone.
@@ -59,7 +59,8 @@ pub enum ServeError {
 }
 
 impl Toolshelf {
-    pub(crate) fn new(config: &Config) -> Self {
+    /// One agent session's shelf. Its servers are its own, except those in `shared`.
+    pub(crate) fn new(config: &Config, shared: Option<Arc<SharedServers>>) -> Self {
         let meta = MetaTools::new(config);
         // Logging: children's log messages are passed on, and the agent's level reaches them.
         // Tasks (the 2026-07-28 extension): a child's task reaches the agent as one.
@@ -74,7 +75,7 @@ impl Toolshelf {
         let agent = Arc::new(AgentLink::default());
         Self {
             inner: Arc::new(Inner {
-                toolboxes: Toolboxes::new(config, agent.clone()),
+                toolboxes: Toolboxes::new(config, agent.clone(), shared),
                 meta,
                 info,
                 agent,
@@ -203,10 +204,7 @@ impl Toolshelf {
 
     /// The agent's log level: for the running children, and those started later.
     async fn set_log_level(&self, level: LoggingLevel) {
-        let inner = &self.inner;
-        inner.agent.set_log_level(level);
-        let running = inner.toolboxes.running();
-        join_all(running.iter().map(|child| child.set_log_level(level))).await;
+        self.inner.toolboxes.set_log_level(level).await;
     }
 
     /// Answers the agent's `tasks/get`, `tasks/result`, `tasks/cancel` or `tasks/list`
@@ -399,7 +397,7 @@ pub async fn serve_stdio(
 ) -> Result<(), ServeError> {
     let (stdin, stdout) = rmcp::transport::stdio_pipes();
     let out = LineWriter::spawn(stdout);
-    let shelf = Toolshelf::new(config);
+    let shelf = Toolshelf::new(config, None);
     let requests = AgentRequests::default();
     let calls = AgentCalls::new(shelf.clone(), out.clone(), requests.clone());
     let transport = AgentTransport::new(stdin, out, calls, requests);

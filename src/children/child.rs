@@ -33,7 +33,7 @@ use super::{
     link::Link,
     process::SpawnError,
     remote::HTTP_FAILURE,
-    tool_calls::{self, Answer, CallRequest, CallTicket, ProgressTarget, ToolCalls},
+    tool_calls::{self, Answer, CallRequest, CallTicket, Caller, ToolCalls},
     tool_list,
     tool_result::ToolResultJson,
 };
@@ -413,7 +413,8 @@ impl Child {
 
     /// Forwards `tools/call` and returns the child's result as it came. `cancel` is the agent's
     /// cancellation of its own request: the child is told at once. Progress the child sends for
-    /// this call goes to `progress`, if the agent asked for it, and restarts the call's timer.
+    /// this call goes to the caller's progress target, if the agent asked for it, and restarts
+    /// the call's timer; the child's requests during the call reach the caller's session.
     /// `task` is the agent's request to run the call as a task (protocol 2025-11-25), passed on
     /// as written; the child then answers with its task instead of the result. A child on
     /// 2026-07-28 does not get it: that revision has no `task` param, and toolshelf does not
@@ -424,13 +425,14 @@ impl Child {
         name: &str,
         arguments: Option<&RawValue>,
         cancel: &CancellationToken,
-        progress: Option<ProgressTarget>,
+        caller: Caller,
         meta: &ForwardedMeta,
         task: Option<&RawValue>,
     ) -> Result<ToolResultJson, CallError> {
         let mut retry = None;
         for _ in 0..MAX_INPUT_ROUNDS {
-            let Some(ticket) = self.calls.register(progress.clone()) else {
+            let progress = caller.progress.clone();
+            let Some(ticket) = self.calls.register(progress, Some(caller.agent.clone())) else {
                 return Err(self.explain_death().await);
             };
             let hop = self.client.hop();
@@ -456,7 +458,7 @@ impl Child {
                         .map_err(|raw| CallError::NotAToolResult(excerpt(raw.get())));
                 }
             };
-            let answered = self.client.answer(asked, cancel).await;
+            let answered = self.client.answer(asked, &caller.agent, cancel).await;
             retry = Some(answered.map_err(|error| CallError::Unanswered {
                 message: error.message.into_owned(),
             })?);
@@ -478,7 +480,7 @@ impl Child {
         limit: Option<Duration>,
         cancel: &CancellationToken,
     ) -> Result<Box<RawValue>, CallError> {
-        let Some(ticket) = self.calls.register(None) else {
+        let Some(ticket) = self.calls.register(None, None) else {
             return Err(self.explain_death().await);
         };
         let hop = self.client.hop();

@@ -37,6 +37,7 @@ use super::{
 };
 use crate::{
     agent_link::{AgentLink, Relayed},
+    agent_route::AgentRoute,
     agent_tasks,
     catalog::ServerCatalog,
     json_lines::LineWriter,
@@ -54,8 +55,8 @@ pub(crate) struct ChildClient {
     pub calls: ToolCalls,
     pub input: LineWriter,
     pub relist_timeout: Duration,
-    /// The agent's session, for the child's requests and log messages.
-    pub agent: Arc<AgentLink>,
+    /// The agent side, for the child's requests and log messages.
+    pub agent: AgentRoute,
     /// "toolbox/server", for log messages and errors.
     pub origin: Arc<str>,
     /// The `_meta` of toolshelf's requests to a child on 2026-07-28, which has no session.
@@ -99,13 +100,15 @@ impl ChildClient {
         self.hop.as_ref().map(|hop| hop.meta())
     }
 
-    /// Relays the child's `request` to the agent. The child's calls in flight do not time out
-    /// while the agent (often a person) answers.
+    /// Relays the child's `request` to the agent: to `caller`'s session when the request is
+    /// part of that session's call, else where the route finds. The child's calls in flight do
+    /// not time out while the agent (often a person) answers.
     async fn relay(
         &self,
         kind: Relayed,
         request: ServerRequest,
         meta: Option<&RequestMetaObject>,
+        caller: Option<&Arc<AgentLink>>,
         cancel: &CancellationToken,
     ) -> Result<ClientResult, McpError> {
         let _paused = self.calls.pause_timeouts();
@@ -113,17 +116,31 @@ impl ChildClient {
             .and_then(|meta| meta.0.get(agent_tasks::RELATED_TASK))
             .and_then(|related| related.get("taskId"))
             .and_then(serde_json::Value::as_str);
-        self.agent
-            .relay(kind, request, &self.origin, task, cancel)
-            .instrument(self.span.clone())
-            .await
+        let relayed = async {
+            match caller {
+                Some(caller) => {
+                    caller
+                        .relay(kind, request, &self.origin, task, cancel)
+                        .await
+                }
+                None => {
+                    let callers = || self.calls.callers();
+                    self.agent
+                        .relay(kind, request, &self.origin, task, callers, cancel)
+                        .await
+                }
+            }
+        };
+        relayed.instrument(self.span.clone()).await
     }
 
-    /// The agent's answers to what a child on 2026-07-28 asked in an `input_required` result
-    /// of a call, for the call's retry. Each request is relayed as if the child had sent it.
+    /// The answers of `caller`'s session to what a child on 2026-07-28 asked in an
+    /// `input_required` result of its call, for the call's retry. Each request is relayed as if
+    /// the child had sent it.
     pub(crate) async fn answer(
         &self,
         asked: InputRequiredResult,
+        caller: &Arc<AgentLink>,
         cancel: &CancellationToken,
     ) -> Result<Retry, McpError> {
         let requests = asked.input_requests.unwrap_or_default();
@@ -136,7 +153,7 @@ impl ChildClient {
                     None,
                 ));
             };
-            let answer = self.relay(kind, request, None, cancel).await?;
+            let answer = self.relay(kind, request, None, Some(caller), cancel).await?;
             let answer = serde_json::to_value(answer)
                 .map_err(|error| McpError::internal_error(error.to_string(), None))?;
             Ok((key, answer))
@@ -201,7 +218,7 @@ impl ClientHandler for ChildClient {
         let request = ServerRequest::CreateMessageRequest(CreateMessageRequest::new(params));
         let meta = Some(&context.meta);
         match self
-            .relay(Relayed::Sampling, request, meta, &context.ct)
+            .relay(Relayed::Sampling, request, meta, None, &context.ct)
             .await?
         {
             ClientResult::CreateMessageResult(result) => Ok(*result),
@@ -220,6 +237,7 @@ impl ClientHandler for ChildClient {
                 Relayed::Elicitation,
                 request,
                 Some(&context.meta),
+                None,
                 &context.ct,
             )
             .await?
@@ -236,7 +254,7 @@ impl ClientHandler for ChildClient {
         let request = ServerRequest::ListRootsRequest(ListRootsRequest::default());
         let meta = Some(&context.meta);
         match self
-            .relay(Relayed::Roots, request, meta, &context.ct)
+            .relay(Relayed::Roots, request, meta, None, &context.ct)
             .await?
         {
             ClientResult::ListRootsResult(result) => Ok(result),
@@ -265,7 +283,8 @@ impl ClientHandler for ChildClient {
         let (level, data) = (params.level, params.data.to_string());
         // Passed to the agent, the message is the agent's business; toolshelf's log keeps it
         // at debug. Without an agent session (`toolshelf check`) it is the user's, at info.
-        if self.agent.log(&self.origin, params).await {
+        let callers = || self.calls.callers();
+        if self.agent.log(&self.origin, params, callers).await {
             tracing::debug!(parent: &self.span, ?level, logger, data, "child log message");
         } else {
             tracing::info!(parent: &self.span, ?level, logger, data, "child log message");

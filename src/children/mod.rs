@@ -24,15 +24,15 @@ use std::sync::Arc;
 
 pub(crate) use child::{CallError, Child, TaskHold, child_error};
 pub(crate) use registry::ProcessRegistry;
-pub(crate) use tool_calls::{CurrentToken, PeerProgress, ProgressOut, ProgressTarget};
+pub(crate) use tool_calls::{Caller, CurrentToken, PeerProgress, ProgressOut, ProgressTarget};
 pub(crate) use tool_list::ListedTool;
 pub(crate) use tool_result::ToolResultJson;
 
-use crate::agent_link::AgentLink;
+use crate::agent_route::AgentRoute;
 
 /// What starting a child needs besides its spec: the registry every process goes through, and
-/// the agent's session, which the child's client role relays to.
+/// the agent side, which the child's client role relays to.
 pub(crate) struct Launch {
     pub registry: Arc<ProcessRegistry>,
-    pub agent: Arc<AgentLink>,
+    pub agent: AgentRoute,
 }

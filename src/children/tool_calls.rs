@@ -23,6 +23,7 @@ use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::{
+    agent_link::AgentLink,
     call_meta::{ChildMeta, ForwardedMeta},
     json_lines::{self, LineWriter},
 };
@@ -124,8 +125,17 @@ impl CurrentToken {
     }
 }
 
+/// Whose call it is: the agent session, which the child's requests during the call reach,
+/// and where the call's progress goes (if the agent asked for it).
+pub(crate) struct Caller {
+    pub agent: Arc<AgentLink>,
+    pub progress: Option<ProgressTarget>,
+}
+
 struct Waiting {
     answer: oneshot::Sender<Answer>,
+    /// The agent session whose call this is (`None`: toolshelf's own request).
+    caller: Option<Arc<AgentLink>>,
     progress: Option<ProgressTarget>,
     /// The last progress forwarded (only increasing progress is).
     last_progress: f64,
@@ -187,8 +197,12 @@ impl ToolCalls {
             .unwrap_or_else(|poison| poison.into_inner())
     }
 
-    /// Registers a call; `None` once the connection has ended.
-    pub(crate) fn register(&self, progress: Option<ProgressTarget>) -> Option<CallTicket> {
+    /// Registers a call of `caller`; `None` once the connection has ended.
+    pub(crate) fn register(
+        &self,
+        progress: Option<ProgressTarget>,
+        caller: Option<Arc<AgentLink>>,
+    ) -> Option<CallTicket> {
         let (answer, receiver) = oneshot::channel();
         let mut state = self.state();
         if state.closed {
@@ -200,6 +214,7 @@ impl ToolCalls {
             id,
             Waiting {
                 answer,
+                caller,
                 progress,
                 last_progress: f64::NEG_INFINITY,
                 last_activity: Instant::now(),
@@ -211,6 +226,22 @@ impl ToolCalls {
             id,
             answer: receiver,
         })
+    }
+
+    /// The agent sessions with a call in flight, each once.
+    pub(crate) fn callers(&self) -> Vec<Arc<AgentLink>> {
+        let mut callers: Vec<Arc<AgentLink>> = Vec::new();
+        for caller in self
+            .state()
+            .waiting
+            .values()
+            .filter_map(|call| call.caller.as_ref())
+        {
+            if !callers.iter().any(|known| Arc::ptr_eq(known, caller)) {
+                callers.push(caller.clone());
+            }
+        }
+        callers
     }
 
     /// When call `id` started or last reported progress (now, while timeouts are paused);
@@ -488,7 +519,7 @@ mod tests {
                 "agent-1".into(),
             )))),
         };
-        let ticket = calls.register(Some(target)).expect("open");
+        let ticket = calls.register(Some(target), None).expect("open");
         let progress = |text: &str| {
             let params: ChildProgress<'_> = serde_json::from_str(text).expect("params");
             calls.progress(ticket.id, &params)
@@ -523,12 +554,12 @@ mod tests {
     #[test]
     fn a_closed_connection_takes_no_call_and_fails_those_waiting() {
         let calls = ToolCalls::default();
-        let mut ticket = calls.register(None).expect("open");
+        let mut ticket = calls.register(None, None).expect("open");
         calls.close();
         assert!(matches!(
             ticket.answer.try_recv(),
             Err(oneshot::error::TryRecvError::Closed)
         ));
-        assert!(calls.register(None).is_none());
+        assert!(calls.register(None, None).is_none());
     }
 }

@@ -31,6 +31,31 @@ pub(crate) struct ConfigFile {
     /// Toolboxes by name, at least one. A name matches `^[A-Za-z0-9_-]{1,64}$`.
     #[schemars(extend("propertyNames" = { "pattern": NAME_PATTERN }, "minProperties" = 1))]
     pub toolboxes: IndexMap<String, ToolboxFile>,
+    /// Limits of `toolshelf serve --http`.
+    #[serde(default)]
+    pub http: Option<HttpFile>,
+}
+
+/// Limits of `toolshelf serve --http`; each has a default.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub(crate) struct HttpFile {
+    /// Agent sessions open at once; one more `initialize` is refused (default 256).
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub max_sessions: Option<u32>,
+    /// `use_tool` calls in flight in one session; one more is refused (default 64).
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub max_calls_per_session: Option<u32>,
+    /// Seconds a session may go without a request before it ends and its own children stop (default 1800).
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub session_idle_timeout: Option<f64>,
+    /// The largest request body in bytes; a bigger one gets 413 (default 16777216, 16 MiB).
+    #[serde(default)]
+    #[schemars(range(min = 1024))]
+    pub max_body_bytes: Option<u64>,
 }
 
 /// Timeouts that apply to every server unless it sets its own.
@@ -135,6 +160,20 @@ pub(crate) struct ServerFile {
     /// Per-tool overrides, keyed by the tool's name on the server.
     #[serde(default)]
     pub tools: IndexMap<String, ToolOverrideFile>,
+    /// Under `serve --http`: "shared" (the default) runs one process for every session; "session" runs one per agent session, for servers that keep per-user state, stopped when the session ends
+    #[serde(default)]
+    pub sharing: Option<Sharing>,
+}
+
+/// Whether agent sessions share a server's process (`serve --http`; stdio has one session).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Sharing {
+    /// One process for every session, started by the first session that needs it.
+    #[default]
+    Shared,
+    /// A process per session, stopped when the session ends or expires.
+    Session,
 }
 
 /// How toolshelf talks to a server.

@@ -15,6 +15,7 @@ use std::{
 
 use indexmap::IndexMap;
 
+pub use file::Sharing;
 pub(crate) use file::{ALIAS_PATTERN, NAME_PATTERN, TAG_PATTERN};
 
 pub use crate::schema_check::Violation;
@@ -30,10 +31,40 @@ pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long a child may sit without a call before it is stopped, unless configured.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
 
+/// Agent sessions `serve --http` holds at once, unless configured.
+pub const DEFAULT_MAX_SESSIONS: usize = 256;
+/// `use_tool` calls in flight in one HTTP session, unless configured.
+pub const DEFAULT_MAX_CALLS_PER_SESSION: usize = 64;
+/// How long an HTTP session may go without a request, unless configured.
+pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(1800);
+/// The largest request body `serve --http` takes, unless configured.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
+
 /// A validated config: toolboxes in file order.
 #[derive(Debug)]
 pub struct Config {
     pub toolboxes: IndexMap<String, Arc<ToolboxSpec>>,
+    pub http: HttpLimits,
+}
+
+/// The limits of `serve --http`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HttpLimits {
+    pub max_sessions: usize,
+    pub max_calls_per_session: usize,
+    pub session_idle_timeout: Duration,
+    pub max_body_bytes: usize,
+}
+
+impl Default for HttpLimits {
+    fn default() -> Self {
+        Self {
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            max_calls_per_session: DEFAULT_MAX_CALLS_PER_SESSION,
+            session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+        }
+    }
 }
 
 /// One toolbox and the servers it starts.
@@ -65,6 +96,8 @@ pub struct ServerSpec {
     pub tags: Vec<String>,
     /// Overrides by the tool's name on the server, in file order.
     pub tools: IndexMap<String, ToolOverride>,
+    /// Whether HTTP sessions share its process.
+    pub sharing: Sharing,
 }
 
 impl ServerSpec {

@@ -15,10 +15,12 @@ use serde_json::Value;
 
 use super::{
     Config, DEFAULT_CALL_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, Endpoint,
-    LocalServer, OAuthSettings, RemoteServer, RemoteTransport, ServerSpec, ToolFilter,
+    HttpLimits, LocalServer, OAuthSettings, RemoteServer, RemoteTransport, ServerSpec, ToolFilter,
     ToolOverride, ToolboxSpec,
     expand::expand,
-    file::{ConfigFile, DefaultsFile, OAuthFile, ServerFile, ServerKind, ToolFiltersFile},
+    file::{
+        ConfigFile, DefaultsFile, HttpFile, OAuthFile, ServerFile, ServerKind, ToolFiltersFile,
+    },
 };
 use crate::schema_check::{SchemaCheck, Violation, ViolationKind};
 
@@ -81,8 +83,9 @@ fn build(
         }
         _ => DefaultsFile::default(),
     };
+    let http = http_limits(value, problems);
     let Some(boxes) = value.get("toolboxes").and_then(Value::as_object) else {
-        return Config { toolboxes };
+        return Config { toolboxes, http };
     };
     for (name, toolbox) in boxes {
         let path = format!("toolboxes.{name}");
@@ -129,7 +132,37 @@ fn build(
         check_aliases(&spec, problems);
         toolboxes.insert(name.clone(), Arc::new(spec));
     }
-    Config { toolboxes }
+    Config { toolboxes, http }
+}
+
+/// The `http` section's limits, each falling back to its default.
+fn http_limits(value: &Value, problems: &mut Vec<Violation>) -> HttpLimits {
+    let file = match value.get("http") {
+        Some(http) if shape_ok(problems, "http") => HttpFile::deserialize(http).unwrap_or_default(),
+        _ => HttpFile::default(),
+    };
+    let defaults = HttpLimits::default();
+    let count = |value: Option<u32>, default: usize| value.map_or(default, |value| value as usize);
+    let session_idle_timeout = match file.session_idle_timeout {
+        None => defaults.session_idle_timeout,
+        Some(seconds) => Duration::try_from_secs_f64(seconds).unwrap_or_else(|_| {
+            problems.push(problem(
+                "http.sessionIdleTimeout".into(),
+                "is not a usable number of seconds; use a positive number such as 1800".into(),
+            ));
+            defaults.session_idle_timeout
+        }),
+    };
+    HttpLimits {
+        max_sessions: count(file.max_sessions, defaults.max_sessions),
+        max_calls_per_session: count(file.max_calls_per_session, defaults.max_calls_per_session),
+        session_idle_timeout,
+        max_body_bytes: file
+            .max_body_bytes
+            .map_or(defaults.max_body_bytes, |bytes| {
+                usize::try_from(bytes).unwrap_or(usize::MAX)
+            }),
+    }
 }
 
 /// Reports the unset variables of a server whose shape is wrong elsewhere: in whichever of
@@ -246,6 +279,7 @@ fn build_server(
         call_timeout,
         idle_timeout: (!idle_timeout.is_zero()).then_some(idle_timeout),
         tags: server.tags,
+        sharing: server.sharing.unwrap_or_default(),
         tools: server
             .tools
             .into_iter()

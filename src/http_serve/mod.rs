@@ -21,13 +21,11 @@ use subtle::ConstantTimeEq;
 use tokio_util::sync::CancellationToken;
 use tower_service::Service;
 
-use crate::config::Config;
+use crate::config::{Config, HttpLimits};
 use session::{HttpSession, Sessions};
 
 /// Where `serve --http` listens unless told: loopback, a fixed port.
 pub const DEFAULT_ADDRESS: &str = "127.0.0.1:8411";
-/// The largest request body taken (a bigger one gets 413).
-pub const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
 /// How long calls in flight may take to finish after a shutdown signal.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
@@ -95,15 +93,18 @@ pub async fn serve_http(
             source,
         })?;
     let address = listener.local_addr().unwrap_or(options.address);
+    let limits = config.http;
     let sessions = Sessions::new(Arc::new(config));
     let stop = CancellationToken::new();
+    let mut manager = LocalSessionManager::default();
+    manager.session_config.keep_alive = Some(limits.session_idle_timeout);
     let mcp = StreamableHttpService::new(
         {
             let sessions = sessions.clone();
             move || Ok::<HttpSession, std::io::Error>(sessions.handler())
         },
-        Arc::new(LocalSessionManager::default()),
-        rmcp_config(&options, stop.clone()),
+        Arc::new(manager),
+        rmcp_config(&options, &limits, stop.clone()),
     );
     let gate = Arc::new(Gate {
         token: options.token.clone(),
@@ -153,7 +154,11 @@ pub async fn serve_http(
     Ok(())
 }
 
-fn rmcp_config(options: &HttpOptions, stop: CancellationToken) -> StreamableHttpServerConfig {
+fn rmcp_config(
+    options: &HttpOptions,
+    limits: &HttpLimits,
+    stop: CancellationToken,
+) -> StreamableHttpServerConfig {
     let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1", "[::1]"]
         .into_iter()
         .map(String::from)
@@ -168,7 +173,7 @@ fn rmcp_config(options: &HttpOptions, stop: CancellationToken) -> StreamableHttp
         .with_allowed_hosts(hosts)
         .with_allowed_origins(origins)
         .enforce_origin_validation()
-        .with_max_request_body_bytes(MAX_BODY_BYTES)
+        .with_max_request_body_bytes(limits.max_body_bytes)
         .with_cancellation_token(stop)
 }
 

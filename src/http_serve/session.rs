@@ -11,40 +11,47 @@
 
 use std::sync::{
     Arc, OnceLock,
-    atomic::{AtomicU64, Ordering},
+    atomic::{AtomicU64, AtomicUsize, Ordering},
 };
 
 use dashmap::DashMap;
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler,
     model::{
-        CallToolRequestParams, CallToolResponse, CancelTaskParams, GetTaskParams, GetTaskResult,
-        InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
-        ServerConfig, SetLevelRequestParams, UpdateTaskParams,
+        CallToolRequestParams, CallToolResponse, CancelTaskParams, ErrorCode, GetTaskParams,
+        GetTaskResult, InitializeRequestParams, InitializeResult, ListToolsResult,
+        PaginatedRequestParams, ServerConfig, SetLevelRequestParams, UpdateTaskParams,
     },
     service::{NotificationContext, RequestContext},
 };
 
-use crate::{config::Config, meta_tools::USE_TOOL, server::Toolshelf};
+use crate::{config::Config, meta_tools::USE_TOOL, server::Toolshelf, toolboxes::SharedServers};
 
 /// What every session handler shares.
 pub(super) struct Sessions {
     config: Arc<Config>,
+    /// The servers sessions share (all but those marked `"sharing": "session"`).
+    servers: Arc<SharedServers>,
     /// Serves the clients without a session.
     shared: Toolshelf,
     /// The sessions' own shelves, by number, for shutdown.
     own: DashMap<u64, Toolshelf>,
     next: AtomicU64,
+    /// `use_tool` calls in flight of clients without a session, all together.
+    sessionless_calls: AtomicUsize,
 }
 
 impl Sessions {
     pub(super) fn new(config: Arc<Config>) -> Arc<Sessions> {
-        let shared = Toolshelf::new(&config);
+        let servers = SharedServers::new(&config);
+        let shared = Toolshelf::new(&config, Some(servers.clone()));
         Arc::new(Sessions {
             config,
+            servers,
             shared,
             own: DashMap::new(),
             next: AtomicU64::new(0),
+            sessionless_calls: AtomicUsize::new(0),
         })
     }
 
@@ -53,6 +60,7 @@ impl Sessions {
         HttpSession {
             sessions: self.clone(),
             own: OnceLock::new(),
+            calls: AtomicUsize::new(0),
         }
     }
 
@@ -62,6 +70,7 @@ impl Sessions {
         self.own.clear();
         futures::future::join_all(own.iter().map(Toolshelf::shutdown)).await;
         self.shared.shutdown().await;
+        self.servers.shutdown().await;
     }
 
     pub(super) fn open_sessions(&self) -> usize {
@@ -74,7 +83,33 @@ pub(super) struct HttpSession {
     sessions: Arc<Sessions>,
     /// Set at `initialize`: the session's own shelf and its number.
     own: OnceLock<(u64, Toolshelf)>,
+    /// The session's `use_tool` calls in flight.
+    calls: AtomicUsize,
 }
+
+/// Counts a call in flight until it drops.
+struct InFlight<'a>(&'a AtomicUsize);
+
+impl<'a> InFlight<'a> {
+    /// Counts one more call, unless `limit` are in flight already.
+    fn enter(count: &'a AtomicUsize, limit: usize) -> Option<Self> {
+        count
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
+                (now < limit).then_some(now + 1)
+            })
+            .ok()
+            .map(|_| Self(count))
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// The JSON-RPC code of a request refused for a limit of `serve --http`.
+const LIMIT_REACHED: ErrorCode = ErrorCode(-32000);
 
 impl HttpSession {
     fn shelf(&self) -> &Toolshelf {
@@ -107,9 +142,19 @@ impl ServerHandler for HttpSession {
         request: InitializeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, McpError> {
+        let limit = self.sessions.config.http.max_sessions;
+        if self.own.get().is_none() && self.sessions.own.len() >= limit {
+            return Err(McpError::new(
+                LIMIT_REACHED,
+                format!(
+                    "toolshelf holds as many agent sessions as it may ({limit}, http.maxSessions in the config): end sessions you no longer use (DELETE), wait for idle ones to expire, or raise the limit"
+                ),
+                None,
+            ));
+        }
         let (_, own) = self.own.get_or_init(|| {
             let number = self.sessions.next.fetch_add(1, Ordering::Relaxed);
-            let own = Toolshelf::new(&self.sessions.config);
+            let own = Toolshelf::new(&self.sessions.config, Some(self.sessions.servers.clone()));
             self.sessions.own.insert(number, own.clone());
             (number, own)
         });
@@ -165,7 +210,36 @@ impl ServerHandler for HttpSession {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        if self.own.get().is_none() && request.name == USE_TOOL {
+        if request.name != USE_TOOL {
+            return self.shelf().call_tool(request, context).await;
+        }
+        let limits = &self.sessions.config.http;
+        // A client without a session has no budget of its own: those calls share one, as
+        // large as the sessions' count.
+        let (count, limit, whose, key) = match self.own.get() {
+            Some(_) => (
+                &self.calls,
+                limits.max_calls_per_session,
+                "this session has",
+                "http.maxCallsPerSession",
+            ),
+            None => (
+                &self.sessions.sessionless_calls,
+                limits.max_sessions,
+                "clients without a session have",
+                "http.maxSessions",
+            ),
+        };
+        let Some(_in_flight) = InFlight::enter(count, limit) else {
+            return Err(McpError::new(
+                LIMIT_REACHED,
+                format!(
+                    "{whose} as many use_tool calls in flight as toolshelf runs at once ({limit}, {key} in the config): wait for one to answer, then call again"
+                ),
+                None,
+            ));
+        };
+        if self.own.get().is_none() {
             self.sessions
                 .shared
                 .open_named(request.arguments.as_ref())

@@ -13,7 +13,7 @@ use super::message_size;
 use crate::{
     agent_tasks::TaskRequest,
     call_meta::ForwardedMeta,
-    children::{CallError, ProgressTarget, ToolResultJson, child_error},
+    children::{CallError, Caller, ProgressTarget, ToolResultJson, child_error},
     error::{Context, DownstreamKind, ToolError},
     schema_check::{SchemaCheck, Violation, ViolationKind},
     toolboxes::Toolboxes,
@@ -185,7 +185,7 @@ pub(crate) async fn use_tool(
     };
     for _ in 0..RETRIES {
         // A server that is not running (never started, crashed, idle) starts here.
-        let child = slot.ensure(toolboxes.launch()).await.map_err(|reason| {
+        let child = slot.ensure().await.map_err(|reason| {
             downstream(
                 DownstreamKind::ServerUnavailable,
                 format!("the server is not available: {reason}"),
@@ -209,7 +209,10 @@ pub(crate) async fn use_tool(
                 &canonical,
                 arguments,
                 cancel,
-                progress,
+                Caller {
+                    agent: toolboxes.agent().clone(),
+                    progress,
+                },
                 meta,
                 task.and_then(|task| task.ask.for_child(slot.catalog.requires_task(&canonical))),
             )

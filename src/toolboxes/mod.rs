@@ -1,9 +1,16 @@
 //! The configured toolboxes and their servers. Opening a toolbox starts every server that is not
 //! running, all at once; `slot` owns each server's state and (re)starts, `backoff` paces
-//! restarts of failing servers, `idle` stops children nobody uses.
+//! restarts of failing servers, `idle` stops children nobody uses. Under `serve --http` the
+//! servers sessions share live in `shared`, and each session's toolboxes hold those slots
+//! beside its own.
+#![allow(
+    deprecated,
+    reason = "SEP-2577 deprecates logging, but revisions before 2026-07-28 have it"
+)]
 
 mod backoff;
 mod idle;
+mod shared;
 mod slot;
 
 use std::{
@@ -16,36 +23,57 @@ use std::{
 
 use futures::future::join_all;
 use indexmap::IndexMap;
+use rmcp::model::LoggingLevel;
 use tokio_util::sync::CancellationToken;
 
+pub(crate) use shared::SharedServers;
 pub(crate) use slot::{ServerSlot, ServerState};
 
 use crate::{
     agent_link::AgentLink,
+    agent_route::AgentRoute,
     children::{Child, Launch, ProcessRegistry},
-    config::{Config, ToolboxSpec},
+    config::{Config, Sharing, ToolboxSpec},
 };
 
 /// How long shutdown waits for all children before giving up on the stragglers.
 pub(crate) const SHUTDOWN_LIMIT: Duration = Duration::from_secs(10);
 
-/// Every configured toolbox, fixed at start-up.
+/// One agent session's toolboxes, fixed at start-up: which are open, and their servers.
 pub(crate) struct Toolboxes {
     boxes: IndexMap<String, Arc<Toolbox>>,
-    launch: Launch,
+    /// The session itself, whose calls these are.
+    agent: Arc<AgentLink>,
+    /// How the session's own children start.
+    launch: Arc<Launch>,
+    /// The servers every session shares, if sessions share any.
+    shared: Option<Arc<SharedServers>>,
     stop: CancellationToken,
 }
 
 /// One toolbox and its servers.
 pub(crate) struct Toolbox {
     pub spec: Arc<ToolboxSpec>,
-    pub servers: Vec<ServerSlot>,
+    pub servers: Vec<Arc<ServerSlot>>,
     open: AtomicBool,
 }
 
 impl Toolboxes {
-    /// Builds the toolboxes; starts nothing but the idle sweeper (which needs a runtime).
-    pub(crate) fn new(config: &Config, agent: Arc<AgentLink>) -> Self {
+    /// Builds one session's toolboxes: a server marked `"sharing": "session"`, or any server
+    /// when nothing is `shared`, gets a slot of the session's own. Starts nothing but the idle
+    /// sweeper (which needs a runtime).
+    pub(crate) fn new(
+        config: &Config,
+        agent: Arc<AgentLink>,
+        shared: Option<Arc<SharedServers>>,
+    ) -> Self {
+        let launch = Arc::new(Launch {
+            registry: Arc::new(ProcessRegistry::default()),
+            agent: AgentRoute::Own(agent.clone()),
+        });
+        if let Some(shared) = &shared {
+            shared.join(&agent);
+        }
         let boxes: IndexMap<String, Arc<Toolbox>> = config
             .toolboxes
             .iter()
@@ -53,7 +81,15 @@ impl Toolboxes {
                 let servers = spec
                     .servers
                     .iter()
-                    .map(|server| ServerSlot::new(name, server.clone()))
+                    .map(|server| {
+                        let pooled = shared
+                            .as_ref()
+                            .filter(|_| server.sharing == Sharing::Shared)
+                            .and_then(|shared| shared.slot(name, &server.name));
+                        pooled.unwrap_or_else(|| {
+                            Arc::new(ServerSlot::new(name, server.clone(), launch.clone(), false))
+                        })
+                    })
                     .collect();
                 let toolbox = Toolbox {
                     spec: spec.clone(),
@@ -64,13 +100,13 @@ impl Toolboxes {
             })
             .collect();
         let stop = CancellationToken::new();
-        idle::spawn_sweeper(boxes.values().cloned().collect(), stop.clone());
+        let own: Vec<Arc<ServerSlot>> = own_slots(&boxes).cloned().collect();
+        idle::spawn_sweeper(own, stop.clone());
         Self {
             boxes,
-            launch: Launch {
-                registry: Arc::new(ProcessRegistry::default()),
-                agent,
-            },
+            agent,
+            launch,
+            shared,
             stop,
         }
     }
@@ -87,23 +123,47 @@ impl Toolboxes {
         self.boxes.values()
     }
 
-    pub(crate) fn launch(&self) -> &Launch {
-        &self.launch
+    /// The agent session these toolboxes are for.
+    pub(crate) fn agent(&self) -> &Arc<AgentLink> {
+        &self.agent
     }
 
-    /// Every child that is running now.
+    /// Every child that is running now, the shared ones included.
     pub(crate) fn running(&self) -> Vec<Arc<Child>> {
         self.boxes
             .values()
-            .flat_map(|toolbox| toolbox.servers.iter().filter_map(ServerSlot::live))
+            .flat_map(|toolbox| toolbox.servers.iter().filter_map(|slot| slot.live()))
             .collect()
+    }
+
+    /// The session's `logging/setLevel`: its own children take `level`; shared children take
+    /// it only if it is more verbose than theirs (each session filters to its own level).
+    pub(crate) async fn set_log_level(&self, level: LoggingLevel) {
+        self.agent.set_log_level(level);
+        let shared_level = self
+            .shared
+            .as_ref()
+            .and_then(|shared| shared.lower_level(level));
+        let changes = self.boxes.values().flat_map(|toolbox| {
+            toolbox.servers.iter().filter_map(|slot| {
+                let level = if slot.shared { shared_level? } else { level };
+                Some((slot.live()?, level))
+            })
+        });
+        let changes: Vec<(Arc<Child>, LoggingLevel)> = changes.collect();
+        join_all(
+            changes
+                .iter()
+                .map(|(child, level)| child.set_log_level(*level)),
+        )
+        .await;
     }
 
     /// Starts every server of `toolbox` that is not running, concurrently. The toolbox counts as
     /// open once any of its servers is ready, unless an alias clashes with a tool name: then it
     /// stays closed and the conflicts (with their fixes) are returned; `close` stops its children.
     pub(crate) async fn open(&self, toolbox: &Toolbox) -> Result<(), Vec<String>> {
-        join_all(toolbox.servers.iter().map(|slot| slot.ensure(&self.launch))).await;
+        join_all(toolbox.servers.iter().map(|slot| slot.ensure())).await;
         let conflicts = toolbox.alias_conflicts();
         if !conflicts.is_empty() {
             toolbox.open.store(false, Ordering::Release);
@@ -115,32 +175,47 @@ impl Toolboxes {
         Ok(())
     }
 
-    /// Closes `toolbox`: stops its children; the next open starts afresh.
+    /// Closes `toolbox`: stops the session's own children of it (shared ones stay for the
+    /// other sessions); the next open starts afresh.
     pub(crate) async fn close(&self, toolbox: &Toolbox) {
         toolbox.open.store(false, Ordering::Release);
-        join_all(toolbox.servers.iter().map(ServerSlot::stop)).await;
+        let own = toolbox.servers.iter().filter(|slot| !slot.shared);
+        join_all(own.map(|slot| slot.stop())).await;
     }
 
-    /// Stops every child, concurrently, within `SHUTDOWN_LIMIT`; no process is started after
-    /// this begins.
+    /// Stops the session's own children, concurrently, within `SHUTDOWN_LIMIT`; no process is
+    /// started for the session after this begins. Shared children stay.
     pub(crate) async fn shutdown(&self) {
         self.stop.cancel();
-        self.launch.registry.close();
-        let children: Vec<Arc<Child>> = self
-            .boxes
-            .values()
-            .flat_map(|toolbox| toolbox.servers.iter())
-            .filter_map(|slot| match slot.state() {
-                ServerState::Ready(child) => Some(child),
-                _ => None,
-            })
-            .collect();
-        let graceful = join_all(children.iter().map(|child| child.shutdown()));
-        let _ = tokio::time::timeout(SHUTDOWN_LIMIT, graceful).await;
-        let stragglers = self.launch.registry.stop_all(Duration::from_secs(5)).await;
-        if stragglers > 0 {
-            tracing::error!(count = stragglers, "children still running after shutdown");
-        }
+        stop_children(own_slots(&self.boxes), &self.launch.registry).await;
+    }
+}
+
+fn own_slots(boxes: &IndexMap<String, Arc<Toolbox>>) -> impl Iterator<Item = &Arc<ServerSlot>> {
+    boxes
+        .values()
+        .flat_map(|toolbox| toolbox.servers.iter())
+        .filter(|slot| !slot.shared)
+}
+
+/// Closes `registry` to new processes and stops the children of `slots`, concurrently,
+/// within `SHUTDOWN_LIMIT`; whatever is left of the registry's processes is then killed.
+async fn stop_children<'a>(
+    slots: impl Iterator<Item = &'a Arc<ServerSlot>>,
+    registry: &ProcessRegistry,
+) {
+    registry.close();
+    let children: Vec<Arc<Child>> = slots
+        .filter_map(|slot| match slot.state() {
+            ServerState::Ready(child) => Some(child),
+            _ => None,
+        })
+        .collect();
+    let graceful = join_all(children.iter().map(|child| child.shutdown()));
+    let _ = tokio::time::timeout(SHUTDOWN_LIMIT, graceful).await;
+    let stragglers = registry.stop_all(Duration::from_secs(5)).await;
+    if stragglers > 0 {
+        tracing::error!(count = stragglers, "children still running after shutdown");
     }
 }
 
@@ -170,6 +245,9 @@ impl Toolbox {
     }
 
     pub(crate) fn server(&self, name: &str) -> Option<&ServerSlot> {
-        self.servers.iter().find(|slot| slot.spec.name == name)
+        self.servers
+            .iter()
+            .find(|slot| slot.spec.name == name)
+            .map(|slot| &**slot)
     }
 }

@@ -30,7 +30,12 @@ pub(crate) enum ServerState {
 pub(crate) struct ServerSlot {
     pub spec: Arc<ServerSpec>,
     pub catalog: Arc<ServerCatalog>,
-    toolbox: String,
+    pub toolbox: String,
+    /// How its child starts: the registry and agent side of the session that owns it, or of
+    /// the shared servers.
+    launch: Arc<Launch>,
+    /// Every session uses it (`serve --http`); else one session owns it.
+    pub shared: bool,
     state: RwLock<ServerState>,
     start_lock: tokio::sync::Mutex<()>,
     /// Finished starts; a caller that waited for someone else's start takes its outcome.
@@ -39,11 +44,18 @@ pub(crate) struct ServerSlot {
 }
 
 impl ServerSlot {
-    pub(crate) fn new(toolbox: &str, spec: Arc<ServerSpec>) -> Self {
+    pub(crate) fn new(
+        toolbox: &str,
+        spec: Arc<ServerSpec>,
+        launch: Arc<Launch>,
+        shared: bool,
+    ) -> Self {
         Self {
             catalog: Arc::new(ServerCatalog::new(toolbox, &spec)),
             spec,
             toolbox: toolbox.to_owned(),
+            launch,
+            shared,
             state: RwLock::new(ServerState::NotStarted),
             start_lock: tokio::sync::Mutex::new(()),
             starts: AtomicU64::new(0),
@@ -85,17 +97,17 @@ impl ServerSlot {
     }
 
     /// The live child, starting (or restarting) it if needed. `Err` says why there is none.
-    pub(crate) async fn ensure(&self, launch: &Launch) -> Result<Arc<Child>, Arc<str>> {
+    pub(crate) async fn ensure(&self) -> Result<Arc<Child>, Arc<str>> {
         if let Some(child) = self.live() {
             return Ok(child);
         }
         // The start path holds a whole MCP handshake; boxed, its size is not carried (and
         // copied) by every call's future, which the profile showed to cost more than the call.
-        Box::pin(self.start(launch)).await
+        Box::pin(self.start()).await
     }
 
     /// The slow half of `ensure`: start the child under the start lock, or share a start.
-    async fn start(&self, launch: &Launch) -> Result<Arc<Child>, Arc<str>> {
+    async fn start(&self) -> Result<Arc<Child>, Arc<str>> {
         let seen = self.starts.load(Ordering::Acquire);
         let _starting = self.start_lock.lock().await;
         if self.starts.load(Ordering::Acquire) != seen {
@@ -118,7 +130,7 @@ impl ServerSlot {
             return Err(refusal.into());
         }
         let started = Child::start(
-            launch,
+            &self.launch,
             &self.toolbox,
             self.spec.clone(),
             self.catalog.clone(),

@@ -123,7 +123,7 @@ async fn tool_lists_are_read_across_pages() {
             .map(|tool| tool["name"].clone())
             .collect()
     };
-    assert_eq!(names("paged").len(), 13);
+    assert_eq!(names("paged").len(), 14);
     assert_eq!(names("paged"), names("whole"));
     shelf.close().await;
 }
@@ -148,7 +148,7 @@ async fn tool_filters_hide_tools_and_make_them_uncallable() {
     assert_eq!(servers[0]["name"], json!("filtered"));
     assert_eq!(servers[0]["status"], json!("ready"));
     assert_eq!(names(&servers[0]), [json!("echo"), json!("sleep")]);
-    assert_eq!(names(&servers[1]).len(), 13);
+    assert_eq!(names(&servers[1]).len(), 14);
     let hidden = shelf.use_tool("dev", "filtered", "fail", json!({})).await;
     assert_eq!(
         error_text(&hidden),

@@ -100,33 +100,110 @@ fn initialize() -> Vec<u8> {
     .into_bytes()
 }
 
+/// Toolbox `dev` with a shared fixture and one per session (`mine`), and toolbox `ops`.
+fn sharing_config() -> (tempfile::TempDir, std::path::PathBuf) {
+    let mut mine = fixture(&["--ask"]);
+    mine["sharing"] = json!("session");
+    write_config(&config(&[
+        (
+            "dev",
+            "Fixture",
+            json!({ "fixture": fixture(&["--ask"]), "mine": mine }),
+        ),
+        ("ops", "Fixture", json!({ "fixture": fixture(&[]) })),
+    ]))
+}
+
 #[tokio::test]
 async fn agents_reach_toolshelf_over_http_each_with_its_own_session() {
-    let (dir, path) = fixture_config();
+    let (dir, path) = sharing_config();
     let token = "http-t0ken-value";
     let (mut process, port) = serve(&path, token).await;
     let pid = process.id().expect("pid");
 
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let seen = agent("http_client.py", &[&url, token, "dev", "fixture"]).await;
-    let (a, b) = (&seen["a"], &seen["b"]);
-    assert_eq!(a["tools"], json!(["open_toolbox", "use_tool"]), "{seen}");
-    assert_eq!(a["echo"], json!(r#"{"said":"over http"}"#), "{seen}");
-    assert_eq!(a["progress"], json!([1.0, 2.0, 3.0]), "{seen}");
-    // The other session opened nothing: seed 003's error, not agent A's toolbox.
+    let seen = agent("http_client.py", &[&url, token]).await;
+    assert_eq!(seen["tools"], json!(["open_toolbox", "use_tool"]), "{seen}");
+    assert_eq!(seen["opened"], json!([true, true]), "{seen}");
+    // Each session has its own open toolboxes: B opened `ops`, not A's `dev`.
     assert_eq!(
-        b["echo"],
+        seen["b_dev_closed"],
         json!("Error executing tool: Toolbox 'dev' is not open"),
         "{seen}"
     );
+    assert_eq!(seen["b_ops"], json!(r#"{"said":"b on ops"}"#), "{seen}");
+    assert_eq!(seen["a_echo"], json!(r#"{"said":"over http"}"#), "{seen}");
+    assert_eq!(seen["a_progress"], json!([1.0, 2.0, 3.0]), "{seen}");
 
-    // The sessions ended (the SDK's DELETE): their children stop; only the guard remains.
+    // One shared process for both sessions; a `"sharing": "session"` server has one each.
+    let pids = &seen["pids"];
+    assert_eq!(pids["a_shared"], pids["b_shared"], "{seen}");
+    assert_ne!(pids["a_mine"], pids["b_mine"], "{seen}");
+    assert_ne!(pids["a_shared"], pids["ops"], "{seen}");
+
+    // A shared child's question reaches the session whose call it serves; with two sessions'
+    // calls in flight it is refused with the reason; a session's own child asks its session.
+    let answered = r#""answers":[{"action":"accept","content":{"answer":"from A"}}]"#;
+    assert!(
+        seen["a_ask_alone"]
+            .as_str()
+            .unwrap_or_default()
+            .contains(answered),
+        "{seen}"
+    );
+    let refused = seen["a_ask_beside_b"].as_str().unwrap_or_default();
+    assert!(
+        refused.contains("elicitation/create from dev/fixture cannot be relayed: 2 agent sessions have calls in flight to it")
+            && refused.contains(r#""sharing": "session""#),
+        "{seen}"
+    );
+    assert!(
+        seen["a_ask_mine_beside_b"]
+            .as_str()
+            .unwrap_or_default()
+            .contains(answered),
+        "{seen}"
+    );
+    assert_eq!(
+        seen["a_asked"],
+        json!(["question 1", "question 1"]),
+        "{seen}"
+    );
+    assert_eq!(seen["b_asked"], json!([]), "{seen}");
+
+    // A's cancellation ended A's call only.
+    assert_eq!(seen["a_sleep_finished"], Value::Null, "{seen}");
+    assert_eq!(seen["b_sleep"], json!("slept 800 ms"), "{seen}");
+    assert_eq!(
+        seen["a_after_cancel"],
+        json!(r#"{"said":"still here"}"#),
+        "{seen}"
+    );
+
+    // A's session ended: its own child stopped within 10 s; B's and the shared one ran on.
+    assert!(seen["a_mine_stopped_s"].is_number(), "{seen}");
+    assert_eq!(seen["b_mine_alive"], json!(true), "{seen}");
+    assert_eq!(seen["shared_alive"], json!(true), "{seen}");
+    assert_eq!(
+        seen["b_after"],
+        json!(r#"{"said":"b still here"}"#),
+        "{seen}"
+    );
+
+    // Both sessions ended (the SDK's DELETE): the session children stop; the shared ones run
+    // until toolshelf stops.
+    let shared = [&pids["a_shared"], &pids["ops"]].map(|pid| {
+        pid.as_str()
+            .and_then(|pid| pid.parse::<u32>().ok())
+            .expect("a pid")
+    });
     let deadline = tokio::time::Instant::now() + DEADLINE;
     loop {
         let left: Vec<u32> = children_of(pid)
             .into_iter()
             .filter(|child| {
                 is_alive(*child)
+                    && !shared.contains(child)
                     && !std::fs::read_to_string(format!("/proc/{child}/cmdline"))
                         .unwrap_or_default()
                         .contains("process-guard")
@@ -138,6 +215,7 @@ async fn agents_reach_toolshelf_over_http_each_with_its_own_session() {
         assert!(tokio::time::Instant::now() < deadline, "left: {left:?}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    assert!(shared.iter().all(|child| is_alive(*child)), "{seen}");
 
     // The gate.
     let bearer = format!("Bearer {token}");
@@ -200,6 +278,10 @@ async fn agents_reach_toolshelf_over_http_each_with_its_own_session() {
         .expect("toolshelf exits within 8 s")
         .expect("wait");
     assert!(status.success(), "{status:?}");
+    assert!(
+        shared.iter().all(|child| !is_alive(*child)),
+        "the shared children stopped with toolshelf"
+    );
     drop(dir);
 }
 
@@ -241,4 +323,53 @@ async fn a_client_without_a_session_has_its_toolbox_opened_by_its_call() {
         assert_eq!(seen["echo_error"], json!(false), "{open}: {seen}");
     }
     drop(dir);
+}
+
+#[tokio::test]
+async fn limits_refuse_clearly_and_an_idle_session_expires_with_its_children() {
+    let mut mine = fixture(&[]);
+    mine["sharing"] = json!("session");
+    let mut file = config(&[("dev", "Fixture", json!({ "mine": mine }))]);
+    file["http"] = json!({
+        "maxSessions": 1,
+        "maxCallsPerSession": 1,
+        "sessionIdleTimeout": 2,
+        "maxBodyBytes": 4096
+    });
+    let (_dir, path) = write_config(&file);
+    let token = "limits-t0ken";
+    let (_process, port) = serve(&path, token).await;
+
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let seen = agent("http_limits.py", &[&url, token]).await;
+    let refused = seen["b_refused"].as_str().unwrap_or_default();
+    assert!(
+        refused.contains(
+            "toolshelf holds as many agent sessions as it may (1, http.maxSessions in the config)"
+        ),
+        "{seen}"
+    );
+    let refused = seen["second_call_refused"].as_str().unwrap_or_default();
+    assert!(
+        refused.contains("this session has as many use_tool calls in flight as toolshelf runs at once (1, http.maxCallsPerSession in the config)"),
+        "{seen}"
+    );
+    assert_eq!(
+        seen["after_limit"],
+        json!(r#"{"said":"one at a time"}"#),
+        "{seen}"
+    );
+    // The session expired after 2 s without a request; its own child stopped within 10 s of that.
+    let stopped = seen["child_stopped_after_s"].as_f64().expect("stopped");
+    assert!(stopped < 12.0, "{seen}");
+    // The expired session no longer counts: a new agent gets in.
+    assert_eq!(seen["c_refused"], Value::Null, "{seen}");
+    assert_eq!(seen["c_opened"], json!(true), "{seen}");
+
+    let bearer = format!("Bearer {token}");
+    assert_eq!(
+        post(port, &[("authorization", &bearer)], vec![b' '; 8192]).await,
+        413,
+        "a body over http.maxBodyBytes"
+    );
 }

@@ -1,0 +1,79 @@
+//! The servers agent sessions share under `serve --http`: one slot per configured server that
+//! is not marked `"sharing": "session"`, started by the first session that needs it, with the
+//! `SharedLink` as its agent side (a child's request reaches the session whose call it serves).
+#![allow(
+    deprecated,
+    reason = "SEP-2577 deprecates logging, but revisions before 2026-07-28 have it"
+)]
+
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+use rmcp::model::LoggingLevel;
+use tokio_util::sync::CancellationToken;
+
+use super::{ServerSlot, idle, stop_children};
+use crate::{
+    agent_link::AgentLink,
+    agent_route::{AgentRoute, SharedLink},
+    children::{Launch, ProcessRegistry},
+    config::{Config, Sharing},
+};
+
+pub(crate) struct SharedServers {
+    /// By toolbox, then server.
+    slots: IndexMap<(String, String), Arc<ServerSlot>>,
+    launch: Arc<Launch>,
+    link: Arc<SharedLink>,
+    stop: CancellationToken,
+}
+
+impl SharedServers {
+    /// Builds the shared slots; starts nothing but their idle sweeper.
+    pub(crate) fn new(config: &Config) -> Arc<Self> {
+        let link = Arc::new(SharedLink::default());
+        let launch = Arc::new(Launch {
+            registry: Arc::new(ProcessRegistry::default()),
+            agent: AgentRoute::Shared(link.clone()),
+        });
+        let slots: IndexMap<(String, String), Arc<ServerSlot>> = config
+            .toolboxes
+            .iter()
+            .flat_map(|(toolbox, spec)| spec.servers.iter().map(move |server| (toolbox, server)))
+            .filter(|(_, server)| server.sharing == Sharing::Shared)
+            .map(|(toolbox, server)| {
+                let slot = ServerSlot::new(toolbox, server.clone(), launch.clone(), true);
+                ((toolbox.clone(), server.name.clone()), Arc::new(slot))
+            })
+            .collect();
+        let stop = CancellationToken::new();
+        idle::spawn_sweeper(slots.values().cloned().collect(), stop.clone());
+        Arc::new(Self {
+            slots,
+            launch,
+            link,
+            stop,
+        })
+    }
+
+    pub(super) fn slot(&self, toolbox: &str, server: &str) -> Option<Arc<ServerSlot>> {
+        self.slots
+            .get(&(toolbox.to_owned(), server.to_owned()))
+            .cloned()
+    }
+
+    /// `session` may call the shared children from now on.
+    pub(super) fn join(&self, session: &Arc<AgentLink>) {
+        self.link.join(session);
+    }
+
+    pub(super) fn lower_level(&self, level: LoggingLevel) -> Option<LoggingLevel> {
+        self.link.lower_level(level)
+    }
+
+    /// Stops every shared child; none starts afterwards.
+    pub(crate) async fn shutdown(&self) {
+        self.stop.cancel();
+        stop_children(self.slots.values(), &self.launch.registry).await;
+    }
+}
