@@ -38,6 +38,7 @@ mod http_client;
 pub mod http_serve;
 mod json_lines;
 mod meta_tools;
+mod metrics;
 pub mod oauth;
 mod schema_check;
 pub mod server;

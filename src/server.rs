@@ -218,6 +218,11 @@ impl Toolshelf {
         self.inner.agent.tasks().serve(method, params, cancel).await
     }
 
+    /// How many of this session's own children run now (shared ones are counted apart).
+    pub(crate) fn own_children_running(&self) -> usize {
+        self.inner.toolboxes.own_running()
+    }
+
     /// Stops every child; no child is started afterwards.
     pub async fn shutdown(&self) {
         self.inner.toolboxes.shutdown().await;

@@ -28,11 +28,13 @@ pub(crate) use tool_calls::{Caller, CurrentToken, PeerProgress, ProgressOut, Pro
 pub(crate) use tool_list::ListedTool;
 pub(crate) use tool_result::ToolResultJson;
 
-use crate::agent_route::AgentRoute;
+use crate::{agent_route::AgentRoute, metrics::Metrics};
 
-/// What starting a child needs besides its spec: the registry every process goes through, and
-/// the agent side, which the child's client role relays to.
+/// What starting a child needs besides its spec: the registry every process goes through, the
+/// agent side, which the child's client role relays to, and the metrics starts count in
+/// (`serve --http` only).
 pub(crate) struct Launch {
     pub registry: Arc<ProcessRegistry>,
     pub agent: AgentRoute,
+    pub metrics: Option<Arc<Metrics>>,
 }

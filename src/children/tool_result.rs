@@ -21,6 +21,8 @@ pub(crate) struct ToolResultJson {
     has_result_type: bool,
     /// The child's `structuredContent` is there and is not a JSON object.
     non_object_output: bool,
+    /// `isError: true`.
+    is_error: bool,
 }
 
 impl ToolResultJson {
@@ -39,7 +41,7 @@ impl ToolResultJson {
             #[serde(rename = "content", borrow, default)]
             _content: Option<Vec<Block<'a>>>,
             #[serde(rename = "isError", default)]
-            _is_error: Option<bool>,
+            is_error: Option<bool>,
             #[serde(rename = "resultType", borrow, default)]
             result_type: Option<Cow<'a, str>>,
             #[serde(rename = "structuredContent", borrow, default)]
@@ -52,6 +54,7 @@ impl ToolResultJson {
         let Ok(shape) = serde_json::from_str::<Shape<'_>>(raw.get()) else {
             return Err(raw);
         };
+        let is_error = shape.is_error == Some(true);
         let non_object_output = shape
             .structured
             .is_some_and(|value| !value.get().starts_with('{'));
@@ -68,7 +71,13 @@ impl ToolResultJson {
             raw,
             has_result_type,
             non_object_output,
+            is_error,
         })
+    }
+
+    /// The child said the call failed (`isError: true`).
+    pub(crate) fn is_error(&self) -> bool {
+        self.is_error
     }
 
     /// The JSON as the child wrote it.

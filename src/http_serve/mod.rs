@@ -108,6 +108,7 @@ pub async fn serve_http(
     );
     let gate = Arc::new(Gate {
         token: options.token.clone(),
+        sessions: sessions.clone(),
     });
     tracing::info!(%address, "serving MCP over HTTP at /mcp");
     let graceful = GracefulShutdown::new();
@@ -182,6 +183,7 @@ type Body = BoxBody<Bytes, Infallible>;
 /// What stands in front of rmcp's service.
 struct Gate {
     token: Option<String>,
+    sessions: Arc<Sessions>,
 }
 
 impl Gate {
@@ -192,26 +194,27 @@ impl Gate {
         match request.uri().path() {
             "/healthz" => text(StatusCode::OK, "alive\n"),
             "/readyz" => text(StatusCode::OK, "ready\n"),
-            "/mcp" => {
-                if !self.admits(&request) {
-                    let mut refusal = text(
-                        StatusCode::UNAUTHORIZED,
-                        "toolshelf needs a bearer token: send `Authorization: Bearer TOKEN` with the token toolshelf was started with (TOOLSHELF_TOKEN or --token-file)\n",
-                    );
-                    refusal.headers_mut().insert(
-                        header::WWW_AUTHENTICATE,
-                        header::HeaderValue::from_static("Bearer"),
-                    );
-                    return refusal;
-                }
-                match mcp.call(request).await {
-                    Ok(response) => response,
-                    Err(never) => match never {},
-                }
+            // Names of toolboxes and servers are the operator's business: the token guards them.
+            "/metrics" if !self.admits(&request) => unauthorized(),
+            "/metrics" => {
+                let scraped = self.sessions.metrics().unwrap_or_default();
+                let mut response = Response::new(Full::new(Bytes::from(scraped)).boxed());
+                response.headers_mut().insert(
+                    header::CONTENT_TYPE,
+                    header::HeaderValue::from_static(
+                        "application/openmetrics-text; version=1.0.0; charset=utf-8",
+                    ),
+                );
+                response
             }
+            "/mcp" if !self.admits(&request) => unauthorized(),
+            "/mcp" => match mcp.call(request).await {
+                Ok(response) => response,
+                Err(never) => match never {},
+            },
             _ => text(
                 StatusCode::NOT_FOUND,
-                "not found: toolshelf serves MCP at /mcp (and /healthz, /readyz)\n",
+                "not found: toolshelf serves MCP at /mcp (and /healthz, /readyz, /metrics)\n",
             ),
         }
     }
@@ -234,6 +237,19 @@ impl Gate {
             .unwrap_or_default();
         bool::from(given.as_bytes().ct_eq(expected.as_bytes()))
     }
+}
+
+/// 401 with `WWW-Authenticate: Bearer` and what to send.
+fn unauthorized() -> Response<Body> {
+    let mut refusal = text(
+        StatusCode::UNAUTHORIZED,
+        "toolshelf needs a bearer token: send `Authorization: Bearer TOKEN` with the token toolshelf was started with (TOOLSHELF_TOKEN or --token-file)\n",
+    );
+    refusal.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        header::HeaderValue::from_static("Bearer"),
+    );
+    refusal
 }
 
 fn text(status: StatusCode, body: &'static str) -> Response<Body> {

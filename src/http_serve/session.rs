@@ -25,7 +25,10 @@ use rmcp::{
     service::{NotificationContext, RequestContext},
 };
 
-use crate::{config::Config, meta_tools::USE_TOOL, server::Toolshelf, toolboxes::SharedServers};
+use crate::{
+    config::Config, meta_tools::USE_TOOL, metrics::Metrics, server::Toolshelf,
+    toolboxes::SharedServers,
+};
 
 /// What every session handler shares.
 pub(super) struct Sessions {
@@ -43,7 +46,7 @@ pub(super) struct Sessions {
 
 impl Sessions {
     pub(super) fn new(config: Arc<Config>) -> Arc<Sessions> {
-        let servers = SharedServers::new(&config);
+        let servers = SharedServers::new(&config, Arc::new(Metrics::default()));
         let shared = Toolshelf::new(&config, Some(servers.clone()));
         Arc::new(Sessions {
             config,
@@ -75,6 +78,18 @@ impl Sessions {
 
     pub(super) fn open_sessions(&self) -> usize {
         self.own.len()
+    }
+
+    /// The text of `/metrics`, its gauges read now.
+    pub(super) fn metrics(&self) -> Option<String> {
+        let metrics = self.servers.metrics()?;
+        let own: usize = self
+            .own
+            .iter()
+            .map(|entry| entry.value().own_children_running())
+            .sum();
+        let running = self.servers.running() + own + self.shared.own_children_running();
+        Some(metrics.scrape(running, self.open_sessions()))
     }
 }
 

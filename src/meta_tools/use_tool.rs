@@ -2,6 +2,8 @@
 //! checked against its schema before anything else, then resolved step by step (toolbox, open,
 //! server, tool) and forwarded; the child's result comes back unchanged.
 
+use std::time::Instant;
+
 use indexmap::IndexMap;
 use rmcp::model::{ErrorData, JsonObject};
 use schemars::JsonSchema;
@@ -15,6 +17,7 @@ use crate::{
     call_meta::ForwardedMeta,
     children::{CallError, Caller, ProgressTarget, ToolResultJson, child_error},
     error::{Context, DownstreamKind, ToolError},
+    metrics::Outcome,
     schema_check::{SchemaCheck, Violation, ViolationKind},
     toolboxes::Toolboxes,
 };
@@ -176,75 +179,92 @@ pub(crate) async fn use_tool(
             server,
         }));
     };
-    let downstream = |kind: DownstreamKind, error: String| ToolError::Downstream {
-        toolbox: toolbox.clone(),
-        server: server.clone(),
-        name: name.clone(),
-        kind,
-        error,
-    };
-    for _ in 0..RETRIES {
-        // A server that is not running (never started, crashed, idle) starts here.
-        let child = slot.ensure().await.map_err(|reason| {
-            downstream(
-                DownstreamKind::ServerUnavailable,
-                format!("the server is not available: {reason}"),
-            )
-        })?;
-        let Some(canonical) = slot.catalog.resolve(&name) else {
-            return Err(UseToolFailure::Tool(ToolError::ToolUnknown {
-                known: slot.catalog.names(),
-                toolbox,
-                server,
-                name,
-            }));
+    // Only `serve --http` keeps metrics; the labels are copied for it alone.
+    let measured = toolboxes
+        .metrics()
+        .map(|metrics| (metrics, toolbox.clone(), server.clone(), Instant::now()));
+    let forwarded = async {
+        let downstream = |kind: DownstreamKind, error: String| ToolError::Downstream {
+            toolbox: toolbox.clone(),
+            server: server.clone(),
+            name: name.clone(),
+            kind,
+            error,
         };
-        let _in_flight = child.begin_call();
-        if !slot.is_current(&child) {
-            continue; // retired for idleness just now: take the next one
+        for _ in 0..RETRIES {
+            // A server that is not running (never started, crashed, idle) starts here.
+            let child = slot.ensure().await.map_err(|reason| {
+                downstream(
+                    DownstreamKind::ServerUnavailable,
+                    format!("the server is not available: {reason}"),
+                )
+            })?;
+            let Some(canonical) = slot.catalog.resolve(&name) else {
+                return Err(UseToolFailure::Tool(ToolError::ToolUnknown {
+                    known: slot.catalog.names(),
+                    toolbox,
+                    server,
+                    name,
+                }));
+            };
+            let _in_flight = child.begin_call();
+            if !slot.is_current(&child) {
+                continue; // retired for idleness just now: take the next one
+            }
+            tracing::debug!(toolbox = %toolbox, server = %server, tool = %canonical, called_as = %name, "forwarding call");
+            return match child
+                .call(
+                    &canonical,
+                    arguments,
+                    cancel,
+                    Caller {
+                        agent: toolboxes.agent().clone(),
+                        progress,
+                    },
+                    meta,
+                    task.and_then(|task| task.ask.for_child(slot.catalog.requires_task(&canonical))),
+                )
+                .await
+            {
+                Ok(result) => {
+                    slot.answered();
+                    let result = match task {
+                        Some(task) => task.tasks.created(&toolbox, &server, &child, result),
+                        None => result,
+                    };
+                    message_size::check(result)
+                        .map_err(|error| downstream(DownstreamKind::ResultTooLarge, error).into())
+                }
+                Err(error) => {
+                    tracing::warn!(toolbox = %toolbox, server = %server, tool = %canonical, called_as = %name, error = %error, "call failed");
+                    Err(match error {
+                        CallError::Protocol {
+                            code: URL_ELICITATION_REQUIRED,
+                            message,
+                            data,
+                        } => {
+                            UseToolFailure::Child(child_error(URL_ELICITATION_REQUIRED, message, data))
+                        }
+                        other => downstream(other.kind(), other.to_string()).into(),
+                    })
+                }
+            };
         }
-        tracing::debug!(toolbox = %toolbox, server = %server, tool = %canonical, called_as = %name, "forwarding call");
-        return match child
-            .call(
-                &canonical,
-                arguments,
-                cancel,
-                Caller {
-                    agent: toolboxes.agent().clone(),
-                    progress,
-                },
-                meta,
-                task.and_then(|task| task.ask.for_child(slot.catalog.requires_task(&canonical))),
-            )
-            .await
-        {
-            Ok(result) => {
-                slot.answered();
-                let result = match task {
-                    Some(task) => task.tasks.created(&toolbox, &server, &child, result),
-                    None => result,
-                };
-                message_size::check(result)
-                    .map_err(|error| downstream(DownstreamKind::ResultTooLarge, error).into())
-            }
-            Err(error) => {
-                tracing::warn!(toolbox = %toolbox, server = %server, tool = %canonical, called_as = %name, error = %error, "call failed");
-                Err(match error {
-                    CallError::Protocol {
-                        code: URL_ELICITATION_REQUIRED,
-                        message,
-                        data,
-                    } => {
-                        UseToolFailure::Child(child_error(URL_ELICITATION_REQUIRED, message, data))
-                    }
-                    other => downstream(other.kind(), other.to_string()).into(),
-                })
-            }
-        };
+        Err(downstream(
+            DownstreamKind::ServerUnavailable,
+            "the server kept stopping before the call could be sent; try again".into(),
+        )
+        .into())
+
     }
-    Err(downstream(
-        DownstreamKind::ServerUnavailable,
-        "the server kept stopping before the call could be sent; try again".into(),
-    )
-    .into())
+    .await;
+    if let Some((metrics, toolbox, server, began)) = measured {
+        let outcome = match &forwarded {
+            Ok(result) if result.is_error() => Outcome::ToolError,
+            Ok(_) => Outcome::Ok,
+            Err(_) => Outcome::Failed,
+        };
+        metrics.call(&toolbox, &server, outcome, began.elapsed());
+    }
+    forwarded
 }

@@ -34,6 +34,7 @@ use crate::{
     agent_route::AgentRoute,
     children::{Child, Launch, ProcessRegistry},
     config::{Config, Sharing, ToolboxSpec},
+    metrics::Metrics,
 };
 
 /// How long shutdown waits for all children before giving up on the stragglers.
@@ -70,6 +71,7 @@ impl Toolboxes {
         let launch = Arc::new(Launch {
             registry: Arc::new(ProcessRegistry::default()),
             agent: AgentRoute::Own(agent.clone()),
+            metrics: shared.as_ref().and_then(|shared| shared.metrics()),
         });
         if let Some(shared) = &shared {
             shared.join(&agent);
@@ -126,6 +128,18 @@ impl Toolboxes {
     /// The agent session these toolboxes are for.
     pub(crate) fn agent(&self) -> &Arc<AgentLink> {
         &self.agent
+    }
+
+    /// Where calls and starts are counted, if anywhere (`serve --http`).
+    pub(crate) fn metrics(&self) -> Option<&Arc<Metrics>> {
+        self.launch.metrics.as_ref()
+    }
+
+    /// How many of the session's own children run now.
+    pub(crate) fn own_running(&self) -> usize {
+        own_slots(&self.boxes)
+            .filter(|slot| slot.live().is_some())
+            .count()
     }
 
     /// Every child that is running now, the shared ones included.

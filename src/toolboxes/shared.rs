@@ -18,6 +18,7 @@ use crate::{
     agent_route::{AgentRoute, SharedLink},
     children::{Launch, ProcessRegistry},
     config::{Config, Sharing},
+    metrics::Metrics,
 };
 
 pub(crate) struct SharedServers {
@@ -29,12 +30,14 @@ pub(crate) struct SharedServers {
 }
 
 impl SharedServers {
-    /// Builds the shared slots; starts nothing but their idle sweeper.
-    pub(crate) fn new(config: &Config) -> Arc<Self> {
+    /// Builds the shared slots; starts nothing but their idle sweeper. Every session's starts
+    /// and calls count in `metrics`.
+    pub(crate) fn new(config: &Config, metrics: Arc<Metrics>) -> Arc<Self> {
         let link = Arc::new(SharedLink::default());
         let launch = Arc::new(Launch {
             registry: Arc::new(ProcessRegistry::default()),
             agent: AgentRoute::Shared(link.clone()),
+            metrics: Some(metrics),
         });
         let slots: IndexMap<(String, String), Arc<ServerSlot>> = config
             .toolboxes
@@ -65,6 +68,18 @@ impl SharedServers {
     /// `session` may call the shared children from now on.
     pub(super) fn join(&self, session: &Arc<AgentLink>) {
         self.link.join(session);
+    }
+
+    pub(crate) fn metrics(&self) -> Option<Arc<Metrics>> {
+        self.launch.metrics.clone()
+    }
+
+    /// How many shared children run now.
+    pub(crate) fn running(&self) -> usize {
+        self.slots
+            .values()
+            .filter(|slot| slot.live().is_some())
+            .count()
     }
 
     pub(super) fn lower_level(&self, level: LoggingLevel) -> Option<LoggingLevel> {

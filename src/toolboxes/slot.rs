@@ -122,6 +122,9 @@ impl ServerSlot {
         if let ServerState::Ready(dead) = self.state() {
             let reason = dead.describe_end();
             tracing::warn!(toolbox = %self.toolbox, server = %self.spec.name, %reason, "child died; restarting");
+            if let Some(metrics) = &self.launch.metrics {
+                metrics.crashed(&self.toolbox, &self.spec.name);
+            }
             self.backoff().failed(now, &reason);
             tokio::spawn(async move { dead.shutdown().await });
         }
@@ -138,6 +141,9 @@ impl ServerSlot {
         .await;
         let outcome = match started {
             Ok(child) => {
+                if let Some(metrics) = &self.launch.metrics {
+                    metrics.started(&self.toolbox, &self.spec.name);
+                }
                 let child = Arc::new(child);
                 self.set(ServerState::Ready(child.clone()));
                 Ok(child)

@@ -267,21 +267,35 @@ pub async fn wait_all_gone(pids: &[u32]) -> Vec<u32> {
 /// The folder where the pinned npm servers are installed, installing them on first use.
 pub fn interop_dir() -> PathBuf {
     static INSTALLED: OnceLock<Mutex<Option<PathBuf>>> = OnceLock::new();
-    install_once(&INSTALLED, "install-interop.sh", "target/interop")
+    install_once(&INSTALLED, "install-interop.sh", "target/interop", &[])
 }
 
 /// The virtual environment with the pinned Python MCP clients, installed on first use.
 pub fn python_env() -> PathBuf {
     static INSTALLED: OnceLock<Mutex<Option<PathBuf>>> = OnceLock::new();
-    install_once(&INSTALLED, "install-python.sh", "target/pyenv")
+    install_once(&INSTALLED, "install-python.sh", "target/pyenv", &[])
 }
 
-/// Runs `scripts/{script}` into `folder` once per test run (the script itself skips what is
+/// The folder of the Python venv with deploy/'s linters (hadolint, kubernetes-validate),
+/// installed on first use.
+pub fn lint_env() -> PathBuf {
+    static INSTALLED: OnceLock<Mutex<Option<PathBuf>>> = OnceLock::new();
+    let requirements = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/deploy/requirements.txt");
+    install_once(
+        &INSTALLED,
+        "install-python.sh",
+        "target/lintenv",
+        &[requirements],
+    )
+}
+
+/// Runs `scripts/{script} folder args…` once per test run (the script itself skips what is
 /// installed already).
 fn install_once(
     installed: &'static OnceLock<Mutex<Option<PathBuf>>>,
     script: &str,
     folder: &str,
+    args: &[&str],
 ) -> PathBuf {
     let lock = installed.get_or_init(|| Mutex::new(None));
     let mut guard = lock.lock().unwrap_or_else(|poison| poison.into_inner());
@@ -293,6 +307,7 @@ fn install_once(
     let status = std::process::Command::new("bash")
         .arg(root.join("scripts").join(script))
         .arg(&dir)
+        .args(args)
         .stdin(Stdio::null())
         .status()
         .unwrap_or_else(|error| panic!("run scripts/{script}: {error}"));

@@ -217,6 +217,55 @@ async fn agents_reach_toolshelf_over_http_each_with_its_own_session() {
     }
     assert!(shared.iter().all(|child| is_alive(*child)), "{seen}");
 
+    // /metrics, read by the Prometheus client's OpenMetrics parser.
+    let metrics_url = format!("http://127.0.0.1:{port}/metrics");
+    let refused = agent("metrics_scrape.py", &[&metrics_url, ""]).await;
+    assert_eq!(refused["status"], json!(401), "{refused}");
+    let scraped = agent("metrics_scrape.py", &[&metrics_url, token]).await;
+    assert_eq!(scraped["status"], json!(200), "{scraped}");
+    let sample = |name: &str, labels: Value| -> f64 {
+        scraped["samples"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|sample| sample[0] == name && sample[1] == labels)
+            .and_then(|sample| sample[2].as_f64())
+            .unwrap_or_else(|| panic!("no {name} {labels} in {scraped}"))
+    };
+    let calls = |toolbox: &str, server: &str, outcome: &str| {
+        sample(
+            "toolshelf_calls_total",
+            json!({"toolbox": toolbox, "server": server, "outcome": outcome}),
+        )
+    };
+    let server = |toolbox: &str, server: &str| json!({"toolbox": toolbox, "server": server});
+    assert_eq!(calls("dev", "mine", "ok"), 3.0, "{scraped}");
+    assert_eq!(calls("ops", "fixture", "ok"), 2.0, "{scraped}");
+    assert_eq!(calls("dev", "fixture", "tool_error"), 1.0, "{scraped}");
+    assert!(calls("dev", "fixture", "failed") >= 1.0, "{scraped}");
+    assert_eq!(
+        sample(
+            "toolshelf_call_duration_seconds_count",
+            server("dev", "mine")
+        ),
+        3.0
+    );
+    assert_eq!(
+        sample("toolshelf_children_started_total", server("dev", "fixture")),
+        1.0
+    );
+    assert_eq!(
+        sample("toolshelf_children_started_total", server("dev", "mine")),
+        2.0
+    );
+    assert_eq!(
+        sample("toolshelf_children_started_total", server("ops", "fixture")),
+        1.0
+    );
+    // Both sessions ended; the two shared children run on.
+    assert_eq!(sample("toolshelf_sessions_open", json!({})), 0.0);
+    assert_eq!(sample("toolshelf_children_running", json!({})), 2.0);
+
     // The gate.
     let bearer = format!("Bearer {token}");
     assert_eq!(post(port, &[], initialize()).await, 401, "no token");
@@ -365,6 +414,29 @@ async fn limits_refuse_clearly_and_an_idle_session_expires_with_its_children() {
     // The expired session no longer counts: a new agent gets in.
     assert_eq!(seen["c_refused"], Value::Null, "{seen}");
     assert_eq!(seen["c_opened"], json!(true), "{seen}");
+    assert_eq!(
+        seen["c_after_crash"],
+        json!(r#"{"said":"again"}"#),
+        "{seen}"
+    );
+    let scraped = agent(
+        "metrics_scrape.py",
+        &[&format!("http://127.0.0.1:{port}/metrics"), token],
+    )
+    .await;
+    let crashed = scraped["samples"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|sample| {
+            sample[0] == "toolshelf_children_crashed_total"
+                && sample[1] == json!({"toolbox": "dev", "server": "mine"})
+        });
+    assert_eq!(
+        crashed.and_then(|sample| sample[2].as_f64()),
+        Some(1.0),
+        "{scraped}"
+    );
 
     let bearer = format!("Bearer {token}");
     assert_eq!(

@@ -8,6 +8,7 @@ mod clients;
 mod config_errors;
 mod conformance;
 mod contract;
+mod deploy;
 mod forwarding;
 mod harness;
 mod http_serve;

@@ -105,6 +105,7 @@ async def steps(a: Agent, b: Agent) -> dict:
     seen["b_dev_closed"] = await b.use("dev", "fixture", "echo", {"said": "b"})
     seen["b_ops"] = await b.use("ops", "fixture", "echo", {"said": "b on ops"})
     seen["a_echo"] = await a.use("dev", "fixture", "echo", {"said": "over http"})
+    seen["a_fail"] = await a.use("dev", "fixture", "fail")
     await a.use("dev", "fixture", "progress", {"steps": 3})
     seen["a_progress"] = list(a.progress)
 

@@ -4,7 +4,7 @@ Usage: http_limits.py URL TOKEN, against a config with `http: {maxSessions: 1,
 maxCallsPerSession: 1, sessionIdleTimeout: 2}` and toolbox `dev` whose server `mine` is
 `"sharing": "session"`. Agent A takes the only session; B's `initialize` is refused; A's second
 call while one is in flight is refused; A then idles past the expiry, which stops its own
-child, and a new agent C gets the freed session. Prints what was seen as JSON.
+child, and a new agent C gets the freed session (and crashes its child once). Prints what was seen as JSON.
 """
 
 import asyncio
@@ -50,6 +50,9 @@ async def main(url: str, token: str) -> dict:
         seen["c_refused"] = c.refused
         seen["c_opened"] = await c.open("dev") if c.refused is None else None
         if c.refused is None:
+            # A crash, found by the next call, which starts the server again.
+            await c.use("dev", "mine", "crash")
+            seen["c_after_crash"] = await c.use("dev", "mine", "echo", {"said": "again"})
             await c.close()
         agents.cancel_scope.cancel()
     return seen
