@@ -1,14 +1,23 @@
 //! `deploy/` lints clean with the registries' linters: hadolint for the Dockerfile,
-//! kubernetes-validate (strict: unknown fields are errors) for the manifests, and the toolbox
-//! config in the ConfigMap against `toolshelf schema`.
+//! kubernetes-validate (strict: unknown fields are errors) for the manifests, the toolbox
+//! config in the ConfigMap against `toolshelf schema`, and both HAProxy configs with
+//! `haproxy -c`.
 
 use std::{path::Path, process::Command};
 
-use crate::harness::{lint_env, toolshelf_bin};
+use crate::{
+    harness::{lint_env, toolshelf_bin},
+    http_serve::haproxy,
+};
 
 fn run(program: &Path, args: &[&str]) {
+    run_with(program, args, &[]);
+}
+
+fn run_with(program: &Path, args: &[&str], env: &[(&str, &str)]) {
     let output = Command::new(program)
         .args(args)
+        .envs(env.iter().copied())
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap_or_else(|error| panic!("run {}: {error}", program.display()));
@@ -51,4 +60,26 @@ fn the_dockerfile_and_the_kubernetes_manifests_lint_clean() {
             &schema_path,
         ],
     );
+
+    let balancer = tempfile::NamedTempFile::new().expect("temp file");
+    let balancer_path = balancer.path().display().to_string();
+    run(
+        &env.join("bin/python"),
+        &[
+            "tests/deploy/configmap_key.py",
+            "deploy/kubernetes/balancer.yaml",
+            "toolshelf-balancer",
+            "haproxy.cfg",
+            &balancer_path,
+        ],
+    );
+    let haproxy = haproxy();
+    run(&haproxy, &["-c", "-f", &balancer_path]);
+    let ports = [
+        ("LB_PORT", "9000"),
+        ("REPLICA1_PORT", "9001"),
+        ("REPLICA2_PORT", "9002"),
+        ("REPLICA3_PORT", "9003"),
+    ];
+    run_with(&haproxy, &["-c", "-f", "deploy/haproxy.cfg"], &ports);
 }
