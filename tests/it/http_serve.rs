@@ -21,15 +21,20 @@ fn fixture_config() -> (tempfile::TempDir, std::path::PathBuf) {
     )]))
 }
 
-/// `toolshelf serve --http` on a free loopback port with `TOOLSHELF_TOKEN=token`, ready.
-async fn serve(config_path: &Path, token: &str) -> (tokio::process::Child, u16) {
+/// `toolshelf serve --http` on a free loopback port with `TOOLSHELF_TOKEN=token` (none when
+/// empty), ready.
+pub(crate) async fn serve(config_path: &Path, token: &str) -> (tokio::process::Child, u16) {
     let port = free_port();
-    let process = tokio::process::Command::new(toolshelf_bin())
+    let mut command = tokio::process::Command::new(toolshelf_bin());
+    match token {
+        "" => command.env_remove("TOOLSHELF_TOKEN"),
+        token => command.env("TOOLSHELF_TOKEN", token),
+    };
+    let process = command
         .args(["serve", "--config"])
         .arg(config_path)
         .arg("--http")
         .arg(format!("127.0.0.1:{port}"))
-        .env("TOOLSHELF_TOKEN", token)
         .env("RUST_LOG", "warn")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
