@@ -179,7 +179,7 @@ fn only_caller(
         1 => Ok(callers.remove(0)),
         0 => Err(kind.refused(
             origin,
-            "no agent session has a call in flight to it, and it is shared by every session",
+            "it is shared by every agent session and none has a call in flight to it, so no session can answer; a shared server can ask only during a call, or give it \"sharing\": \"session\" in the config to tie it to one session",
         )),
         sessions => Err(kind.refused(
             origin,

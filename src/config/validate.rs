@@ -135,6 +135,24 @@ fn build(
     Config { toolboxes, http }
 }
 
+/// `value` seconds as a duration, `default` when it is absent; one that is not a duration
+/// (too large) is a problem at `at`.
+fn seconds_or(
+    value: Option<f64>,
+    at: String,
+    default: Duration,
+    problems: &mut Vec<Violation>,
+) -> Duration {
+    let Some(value) = value else { return default };
+    Duration::try_from_secs_f64(value).unwrap_or_else(|_| {
+        problems.push(problem(
+            at,
+            "is not a usable number of seconds; use a positive number such as 30".into(),
+        ));
+        default
+    })
+}
+
 /// The `http` section's limits, each falling back to its default.
 fn http_limits(value: &Value, problems: &mut Vec<Violation>) -> HttpLimits {
     let file = match value.get("http") {
@@ -143,16 +161,12 @@ fn http_limits(value: &Value, problems: &mut Vec<Violation>) -> HttpLimits {
     };
     let defaults = HttpLimits::default();
     let count = |value: Option<u32>, default: usize| value.map_or(default, |value| value as usize);
-    let session_idle_timeout = match file.session_idle_timeout {
-        None => defaults.session_idle_timeout,
-        Some(seconds) => Duration::try_from_secs_f64(seconds).unwrap_or_else(|_| {
-            problems.push(problem(
-                "http.sessionIdleTimeout".into(),
-                "is not a usable number of seconds; use a positive number such as 1800".into(),
-            ));
-            defaults.session_idle_timeout
-        }),
-    };
+    let session_idle_timeout = seconds_or(
+        file.session_idle_timeout,
+        "http.sessionIdleTimeout".into(),
+        defaults.session_idle_timeout,
+        problems,
+    );
     HttpLimits {
         max_sessions: count(file.max_sessions, defaults.max_sessions),
         max_calls_per_session: count(file.max_calls_per_session, defaults.max_calls_per_session),
@@ -242,16 +256,7 @@ fn build_server(
         } else {
             format!("defaults.{key}")
         };
-        match own.or(shared) {
-            None => default,
-            Some(value) => Duration::try_from_secs_f64(value).unwrap_or_else(|_| {
-                problems.push(problem(
-                    at,
-                    "is not a usable number of seconds; use a positive number such as 30".into(),
-                ));
-                default
-            }),
-        }
+        seconds_or(own.or(shared), at, default, problems)
     };
     let startup_timeout = seconds(
         server.startup_timeout,

@@ -197,7 +197,7 @@ impl Gate {
             // Names of toolboxes and servers are the operator's business: the token guards them.
             "/metrics" if !self.admits(&request) => unauthorized(),
             "/metrics" => {
-                let scraped = self.sessions.metrics().unwrap_or_default();
+                let scraped = self.sessions.metrics();
                 let mut response = Response::new(Full::new(Bytes::from(scraped)).boxed());
                 response.headers_mut().insert(
                     header::CONTENT_TYPE,

@@ -1,6 +1,7 @@
 //! One MCP session over HTTP. A 2025-era client's session (it starts with `initialize`) gets a
-//! `Toolshelf` of its own: its open toolboxes, its children, its relays; its children stop when
-//! the session ends (DELETE or expiry). A client without a session (2026-07-28) is served by the
+//! `Toolshelf` of its own: its open toolboxes, its relays and its `"sharing": "session"`
+//! children, which stop when the session ends (DELETE or expiry); every other child is one of
+//! the `SharedServers`. A client without a session (2026-07-28) is served by the
 //! one shared `Toolshelf`: rmcp makes a handler per request for it, so those handlers are views
 //! of the shared one and start nothing of their own; having no place to keep "open", its
 //! `use_tool` calls open the toolbox they name.
@@ -35,6 +36,8 @@ pub(super) struct Sessions {
     config: Arc<Config>,
     /// The servers sessions share (all but those marked `"sharing": "session"`).
     servers: Arc<SharedServers>,
+    /// What every session's calls and starts count in.
+    metrics: Arc<Metrics>,
     /// Serves the clients without a session.
     shared: Toolshelf,
     /// The sessions' own shelves, by number, for shutdown.
@@ -46,11 +49,13 @@ pub(super) struct Sessions {
 
 impl Sessions {
     pub(super) fn new(config: Arc<Config>) -> Arc<Sessions> {
-        let servers = SharedServers::new(&config, Arc::new(Metrics::default()));
+        let metrics = Arc::new(Metrics::default());
+        let servers = SharedServers::new(&config, metrics.clone());
         let shared = Toolshelf::new(&config, Some(servers.clone()));
         Arc::new(Sessions {
             config,
             servers,
+            metrics,
             shared,
             own: DashMap::new(),
             next: AtomicU64::new(0),
@@ -81,15 +86,14 @@ impl Sessions {
     }
 
     /// The text of `/metrics`, its gauges read now.
-    pub(super) fn metrics(&self) -> Option<String> {
-        let metrics = self.servers.metrics()?;
+    pub(super) fn metrics(&self) -> String {
         let own: usize = self
             .own
             .iter()
             .map(|entry| entry.value().own_children_running())
             .sum();
         let running = self.servers.running() + own + self.shared.own_children_running();
-        Some(metrics.scrape(running, self.open_sessions()))
+        self.metrics.scrape(running, self.open_sessions())
     }
 }
 
