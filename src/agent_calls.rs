@@ -1,4 +1,5 @@
-//! `use_tool` calls served beside rmcp's request handling. rmcp runs every request through its
+//! `use_tool` calls (and flat mode's calls of children's tools) served beside rmcp's request
+//! handling. rmcp runs every request through its
 //! loop (a task per request, a channel for the response, a task to send it, the typed result
 //! encoded again); for the request an agent sends over and over, the profile showed that to be
 //! most of toolshelf's cost per call. Once the session is initialized, the agent transport hands
@@ -96,7 +97,7 @@ impl AgentCalls {
     /// it to rmcp.
     pub(crate) fn try_start(&self, id: &AgentId, params: &RawValue) -> Option<Result<(), InUse>> {
         let params = serde_json::from_str::<UseToolParams<'_>>(params.get()).ok()?;
-        if params.name != USE_TOOL {
+        if !self.shelf.calls_a_child(&params.name) {
             return None;
         }
         let meta = match params.meta {
@@ -107,10 +108,6 @@ impl AgentCalls {
             Ok(ticket) => ticket,
             Err(in_use) => return Some(Err(in_use)),
         };
-        let input = match params.arguments {
-            Some(arguments) => UseToolInput::from_raw(arguments),
-            None => UseToolInput::from_object(Default::default()),
-        };
         let task = params
             .task
             .filter(|_| self.protocol == Protocol::Tasks)
@@ -118,6 +115,36 @@ impl AgentCalls {
         let shelf = self.shelf.clone();
         let with_result_type = self.protocol == Protocol::ResultType;
         let progress_out = ProgressOut::Lines(self.out.clone());
+        if params.name != USE_TOOL || shelf.is_flat() {
+            // Flat mode: the name is a child's tool, the arguments are its own.
+            let name = params.name.into_owned();
+            let arguments = params.arguments.map(RawValue::to_owned);
+            self.spawn_answer(id, ticket, move |id, cancel| async move {
+                let task = task.as_deref().map(TaskAsk::Given);
+                let answer = shelf
+                    .call_flat(
+                        &name,
+                        arguments.as_deref(),
+                        &cancel,
+                        meta,
+                        task,
+                        progress_out,
+                    )
+                    .await;
+                match answer {
+                    Some(answer) => answer.line(&id, with_result_type),
+                    None => agent_message::error_data_line(
+                        Some(&id),
+                        &rmcp::ErrorData::internal_error("flat mode is off", None),
+                    ),
+                }
+            });
+            return Some(Ok(()));
+        }
+        let input = match params.arguments {
+            Some(arguments) => UseToolInput::from_raw(arguments),
+            None => UseToolInput::from_object(Default::default()),
+        };
         self.spawn_answer(id, ticket, move |id, cancel| async move {
             let task = task.as_deref().map(TaskAsk::Given);
             let answer = shelf

@@ -45,7 +45,7 @@ use crate::{
     agent_link::{Relayed, severity},
     children::CurrentToken,
     error::{DownstreamKind, ToolError},
-    meta_tools::UseToolAnswer,
+    forward::CallAnswer,
 };
 
 /// How long a parked call waits for the agent's retry. A person may be answering; an agent
@@ -116,7 +116,7 @@ impl std::fmt::Display for ToolName {
 pub(crate) struct Round {
     serial: u64,
     tool: ToolName,
-    call: tokio::task::JoinHandle<UseToolAnswer>,
+    call: tokio::task::JoinHandle<CallAnswer>,
     stop: CancellationToken,
     events: mpsc::UnboundedReceiver<Event>,
     pending: BTreeMap<String, Asked>,
@@ -140,7 +140,7 @@ impl Drop for Round {
 
 /// What a round of a call ends with.
 pub(crate) enum Outcome {
-    Done(UseToolAnswer),
+    Done(CallAnswer),
     InputRequired(InputRequiredResult),
 }
 
@@ -190,7 +190,7 @@ impl AgentInput {
         call: impl FnOnce(CancellationToken) -> F,
     ) -> Round
     where
-        F: Future<Output = UseToolAnswer> + Send + 'static,
+        F: Future<Output = CallAnswer> + Send + 'static,
     {
         let serial = self.shared.serial.fetch_add(1, Ordering::Relaxed) + 1;
         let (sender, events) = mpsc::unbounded_channel();
@@ -400,14 +400,14 @@ impl Round {
         self.pending.insert(format!("i{}", self.asked), asked);
     }
 
-    fn answered(&self, answer: Result<UseToolAnswer, tokio::task::JoinError>) -> UseToolAnswer {
+    fn answered(&self, answer: Result<CallAnswer, tokio::task::JoinError>) -> CallAnswer {
         answer.unwrap_or_else(|error| {
             let ToolName {
                 toolbox,
                 server,
                 name,
             } = self.tool.clone();
-            UseToolAnswer::Failed(
+            CallAnswer::Failed(
                 ToolError::Downstream {
                     toolbox,
                     server,

@@ -13,7 +13,10 @@
     reason = "SEP-2577 deprecates sampling, roots and logging, but revisions before 2026-07-28 have them"
 )]
 
-use std::sync::{Mutex, OnceLock};
+use std::sync::{
+    Mutex, OnceLock,
+    atomic::{AtomicBool, Ordering},
+};
 
 use rmcp::{
     ErrorData as McpError, Peer, RoleServer,
@@ -44,6 +47,9 @@ pub(crate) struct AgentLink {
     tasks: AgentTasks,
     /// The level the agent set with `logging/setLevel`; `None`: every message passes.
     log_level: Mutex<Option<LoggingLevel>>,
+    /// The session lists the children's tools (flat mode), so it hears when they change;
+    /// toolbox mode's two tools never do.
+    lists_children: AtomicBool,
 }
 
 /// A request a child relays to the agent.
@@ -266,6 +272,23 @@ impl AgentLink {
                 let _ = handle.cancel(Some(format!("{origin} cancelled its request"))).await;
                 Err(McpError::new(ErrorCode::INTERNAL_ERROR, "cancelled", None))
             }
+        }
+    }
+
+    /// The session's `tools/list` holds the children's tools (flat mode).
+    pub(crate) fn list_children(&self) {
+        self.lists_children.store(true, Ordering::Release);
+    }
+
+    /// A child's tools changed: an agent whose list holds them hears so.
+    pub(crate) async fn tool_list_changed(&self) {
+        if !self.lists_children.load(Ordering::Acquire) {
+            return;
+        }
+        if let Some(peer) = self.peer.get()
+            && let Err(error) = peer.notify_tool_list_changed().await
+        {
+            tracing::debug!(%error, "the tool list change did not reach the MCP client");
         }
     }
 

@@ -148,6 +148,18 @@ impl AgentRoute {
         }
     }
 
+    /// A child's tools changed: every session that may call it hears so (if it lists them).
+    pub(crate) async fn tool_list_changed(&self) {
+        match self {
+            AgentRoute::Own(agent) => agent.tool_list_changed().await,
+            AgentRoute::Shared(shared) => {
+                for session in shared.live() {
+                    session.tool_list_changed().await;
+                }
+            }
+        }
+    }
+
     /// A child's log message: a shared child's reaches the sessions with a call in flight to
     /// it (a message says nothing of the call it is about). `false` when no session took it.
     pub(crate) async fn log(

@@ -82,4 +82,15 @@ pub struct ServeArgs {
     /// behind a proxy or in a pod). Repeatable.
     #[arg(long, value_name = "HOST", requires = "http")]
     pub allowed_host: Vec<String>,
+    /// Flat mode: list every tool of the served servers as SERVER:TOOL instead of the two
+    /// meta-tools; the servers start as soon as the client has initialized.
+    #[arg(long)]
+    pub flat: bool,
+    /// With --flat: serve this toolbox's servers (repeatable; default: every toolbox).
+    #[arg(long, value_name = "NAME", requires = "flat")]
+    pub toolbox: Vec<String>,
+    /// With --flat: the text between a server's name and its tool's (`__` for clients that
+    /// refuse `:` in tool names).
+    #[arg(long, value_name = "SEP", requires = "flat", default_value = crate::flat::DEFAULT_SEPARATOR)]
+    pub separator: String,
 }

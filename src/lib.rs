@@ -34,6 +34,8 @@ pub use children::guard::{GUARD_COMMAND, run as run_process_guard};
 pub mod cli;
 pub mod config;
 mod error;
+pub mod flat;
+mod forward;
 mod http_client;
 pub mod http_serve;
 mod json_lines;

@@ -61,6 +61,17 @@ async fn run(command: Command) -> ExitCode {
             let Some(config) = load(args.config.config) else {
                 return ExitCode::from(2);
             };
+            let flat = if args.flat {
+                match toolshelf::flat::FlatSpec::new(&config, &args.toolbox, &args.separator) {
+                    Ok(flat) => Some(std::sync::Arc::new(flat)),
+                    Err(message) => {
+                        let _ = writeln!(std::io::stderr().lock(), "error: {message}");
+                        return ExitCode::from(2);
+                    }
+                }
+            } else {
+                None
+            };
             if let Some(address) = args.http {
                 let token = match token(args.token_file.as_deref()) {
                     Ok(token) => token,
@@ -75,6 +86,7 @@ async fn run(command: Command) -> ExitCode {
                     insecure_no_auth: args.insecure_no_auth,
                     allowed_origins: args.allowed_origin,
                     allowed_hosts: args.allowed_host,
+                    flat,
                 };
                 return match toolshelf::http_serve::serve_http(config, options, shutdown_signal())
                     .await
@@ -90,7 +102,7 @@ async fn run(command: Command) -> ExitCode {
                     }
                 };
             }
-            match toolshelf::server::serve_stdio(&config, shutdown_signal()).await {
+            match toolshelf::server::serve_stdio(&config, flat, shutdown_signal()).await {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(error) => {
                     tracing::error!(%error, "serve failed");
@@ -170,7 +182,12 @@ fn login_exit(done: Result<(), toolshelf::oauth::LoginError>) -> ExitCode {
 fn load(from_cli: Option<std::path::PathBuf>) -> Option<config::Config> {
     let (path, from) = config::locate(from_cli);
     match config::load_from(&path, from) {
-        Ok(config) => Some(config),
+        Ok(config) => {
+            for note in &config.notes {
+                tracing::warn!(file = %path.display(), "{note}");
+            }
+            Some(config)
+        }
         Err(error) => {
             let _ = writeln!(std::io::stderr().lock(), "error: {error}");
             None

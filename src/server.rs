@@ -32,8 +32,10 @@ use crate::{
     call_meta::CallMeta,
     children::{CurrentToken, PeerProgress, ProgressOut, ProgressTarget},
     config::Config,
+    flat::{FlatServing, FlatSpec},
+    forward::{CallAnswer, CallParts, ChildErrors},
     json_lines::LineWriter,
-    meta_tools::{MetaTools, OPEN_TOOLBOX, USE_TOOL, UseToolAnswer, UseToolInput},
+    meta_tools::{MetaTools, OPEN_TOOLBOX, USE_TOOL, UseToolInput},
     toolboxes::{SharedServers, Toolboxes},
 };
 
@@ -45,10 +47,53 @@ pub struct Toolshelf {
 
 struct Inner {
     toolboxes: Toolboxes,
-    meta: MetaTools,
-    info: ServerConfig,
+    meta: Arc<MetaTools>,
+    /// Flat mode: the children's tools listed and called by `server:tool` names.
+    flat: Option<FlatServing>,
+    info: Arc<ServerConfig>,
     /// The agent's session as the children see it, with the tasks it started.
     agent: Arc<AgentLink>,
+}
+
+/// What an agent sees of toolshelf, the same for every session of one serving process: built
+/// once from the config (the meta-tools' checks compile schemas).
+#[derive(Clone)]
+pub(crate) struct Surface {
+    meta: Arc<MetaTools>,
+    flat: Option<Arc<FlatSpec>>,
+    info: Arc<ServerConfig>,
+}
+
+impl Surface {
+    /// Toolbox mode's two meta-tools, or with `flat` the children's tools by flat names.
+    pub(crate) fn new(config: &Config, flat: Option<Arc<FlatSpec>>) -> Self {
+        let meta = MetaTools::new(config);
+        // Logging: children's log messages are passed on, and the agent's level reaches them.
+        // Tasks (the 2026-07-28 extension): a child's task reaches the agent as one.
+        let mut capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging()
+            .enable_tasks()
+            .build();
+        let instructions = match &flat {
+            Some(flat) => {
+                // The list is the children's: it changes when theirs do.
+                if let Some(tools) = capabilities.tools.as_mut() {
+                    tools.list_changed = Some(true);
+                }
+                flat.instructions()
+            }
+            None => meta.instructions().to_owned(),
+        };
+        let info = ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("toolshelf", env!("CARGO_PKG_VERSION")))
+            .with_instructions(instructions);
+        Self {
+            meta: Arc::new(meta),
+            flat,
+            info: Arc::new(info),
+        }
+    }
 }
 
 /// Why `serve` stopped with an error.
@@ -59,28 +104,82 @@ pub enum ServeError {
 }
 
 impl Toolshelf {
-    /// One agent session's shelf. Its servers are its own, except those in `shared`.
-    pub(crate) fn new(config: &Config, shared: Option<Arc<SharedServers>>) -> Self {
-        let meta = MetaTools::new(config);
-        // Logging: children's log messages are passed on, and the agent's level reaches them.
-        // Tasks (the 2026-07-28 extension): a child's task reaches the agent as one.
-        let capabilities = ServerCapabilities::builder()
-            .enable_tools()
-            .enable_logging()
-            .enable_tasks()
-            .build();
-        let info = ServerConfig::new(capabilities)
-            .with_server_info(Implementation::new("toolshelf", env!("CARGO_PKG_VERSION")))
-            .with_instructions(meta.instructions());
+    /// One agent session's shelf, showing `surface`. Its servers are its own, except those in
+    /// `shared`.
+    pub(crate) fn new(
+        config: &Config,
+        shared: Option<Arc<SharedServers>>,
+        surface: &Surface,
+    ) -> Self {
         let agent = Arc::new(AgentLink::default());
+        let flat = surface.flat.clone().map(|flat| {
+            agent.list_children();
+            FlatServing::new(flat)
+        });
         Self {
             inner: Arc::new(Inner {
                 toolboxes: Toolboxes::new(config, agent.clone(), shared),
-                meta,
-                info,
+                meta: surface.meta.clone(),
+                flat,
+                info: surface.info.clone(),
                 agent,
             }),
         }
+    }
+
+    pub(crate) fn is_flat(&self) -> bool {
+        self.inner.flat.is_some()
+    }
+
+    /// Whether a `tools/call` of `name` is a call of a child's tool (it counts against the
+    /// limit of calls in flight): any name in flat mode, `use_tool` otherwise.
+    pub(crate) fn calls_a_child(&self, name: &str) -> bool {
+        self.is_flat() || name == USE_TOOL
+    }
+
+    /// Calls the tool a flat `name` names (flat mode only; `None` otherwise), with `arguments`
+    /// as the agent wrote them.
+    pub(crate) async fn call_flat(
+        &self,
+        name: &str,
+        arguments: Option<&RawValue>,
+        cancel: &CancellationToken,
+        meta: CallMeta,
+        task: Option<TaskAsk<'_>>,
+        out: ProgressOut,
+    ) -> Option<CallAnswer> {
+        let inner = &self.inner;
+        let flat = inner.flat.as_ref()?;
+        let progress = meta.progress.clone().map(|token| ProgressTarget {
+            out,
+            token: CurrentToken::new(Some(token)),
+        });
+        let parts = CallParts {
+            arguments,
+            cancel,
+            progress,
+            meta: &meta.forwarded,
+            task: task.map(|ask| TaskRequest {
+                ask,
+                tasks: inner.agent.tasks(),
+            }),
+            child_errors: ChildErrors::All,
+        };
+        Some(flat.call(&inner.toolboxes, name, parts).await)
+    }
+
+    /// Flat mode: starts the children now that the agent is initialized (they are told its
+    /// capabilities), without holding up the session.
+    fn start_flat(&self) {
+        if self.inner.flat.is_none() {
+            return;
+        }
+        let shelf = self.clone();
+        tokio::spawn(async move {
+            if let Some(flat) = &shelf.inner.flat {
+                flat.ready(&shelf.inner.toolboxes).await;
+            }
+        });
     }
 
     /// Runs `use_tool`; progress goes to the agent through `out` under the call's progress
@@ -94,7 +193,7 @@ impl Toolshelf {
         meta: CallMeta,
         task: Option<TaskAsk<'_>>,
         out: ProgressOut,
-    ) -> UseToolAnswer {
+    ) -> CallAnswer {
         let token = meta
             .progress
             .clone()
@@ -112,24 +211,22 @@ impl Toolshelf {
         task: Option<TaskAsk<'_>>,
         token: Option<CurrentToken>,
         out: ProgressOut,
-    ) -> UseToolAnswer {
+    ) -> CallAnswer {
         let inner = &self.inner;
         let progress = token.map(|token| ProgressTarget { out, token });
         let task = task.map(|ask| TaskRequest {
             ask,
             tasks: inner.agent.tasks(),
         });
-        inner
-            .meta
-            .use_tool(
-                &inner.toolboxes,
-                input,
-                cancel,
-                progress,
-                &meta.forwarded,
-                task,
-            )
-            .await
+        let parts = CallParts {
+            arguments: None,
+            cancel,
+            progress,
+            meta: &meta.forwarded,
+            task,
+            child_errors: ChildErrors::UrlElicitation,
+        };
+        inner.meta.use_tool(&inner.toolboxes, input, parts).await
     }
 
     /// Runs `use_tool` for an agent without a session (2026-07-28), for which a child's request
@@ -231,7 +328,7 @@ impl Toolshelf {
 
 impl ServerHandler for Toolshelf {
     fn get_info(&self) -> ServerConfig {
-        self.inner.info.clone()
+        (*self.inner.info).clone()
     }
 
     async fn initialize(
@@ -251,6 +348,10 @@ impl ServerHandler for Toolshelf {
     ) -> Result<(), McpError> {
         self.set_log_level(request.level).await;
         Ok(())
+    }
+
+    async fn on_initialized(&self, _context: NotificationContext<RoleServer>) {
+        self.start_flat();
     }
 
     async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
@@ -303,9 +404,12 @@ impl ServerHandler for Toolshelf {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(
-            self.inner.meta.tools().to_vec(),
-        ))
+        let inner = &self.inner;
+        let tools = match &inner.flat {
+            Some(flat) => flat.tools(&inner.toolboxes).await,
+            None => inner.meta.tools().to_vec(),
+        };
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     async fn call_tool(
@@ -323,6 +427,31 @@ impl ServerHandler for Toolshelf {
             inner
                 .agent
                 .declare(capabilities.clone().unwrap_or_default());
+        }
+        if inner.flat.is_some() {
+            let meta = CallMeta::from_object(&context.meta);
+            let arguments = request
+                .arguments
+                .map(|arguments| serde_json::value::to_raw_value(&arguments))
+                .transpose()
+                .map_err(|error| McpError::invalid_params(error.to_string(), None))?;
+            let progress = PeerProgress::start(context.peer.clone());
+            let out = ProgressOut::Peer(progress.clone());
+            let answer = self
+                .call_flat(
+                    &request.name,
+                    arguments.as_deref(),
+                    &context.ct,
+                    meta,
+                    None,
+                    out,
+                )
+                .await;
+            progress.flush().await;
+            let Some(answer) = answer else {
+                return Err(McpError::internal_error("flat mode is off", None));
+            };
+            return Ok(answer.into_result()?.into());
         }
         let result = match request.name.as_ref() {
             OPEN_TOOLBOX => {
@@ -356,7 +485,7 @@ impl ServerHandler for Toolshelf {
                     progress.flush().await;
                     answer
                 };
-                if let UseToolAnswer::Forwarded(result) = &answer
+                if let CallAnswer::Forwarded(result) = &answer
                     && tasks
                     && let Some(created) = agent_tasks::as_created(result)
                 {
@@ -398,11 +527,12 @@ fn named_tool(arguments: &JsonObject) -> ToolName {
 /// every child.
 pub async fn serve_stdio(
     config: &Config,
+    flat: Option<Arc<FlatSpec>>,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServeError> {
     let (stdin, stdout) = rmcp::transport::stdio_pipes();
     let out = LineWriter::spawn(stdout);
-    let shelf = Toolshelf::new(config, None);
+    let shelf = Toolshelf::new(config, None, &Surface::new(config, flat));
     let requests = AgentRequests::default();
     let calls = AgentCalls::new(shelf.clone(), out.clone(), requests.clone());
     let transport = AgentTransport::new(stdin, out, calls, requests);

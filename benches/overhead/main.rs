@@ -3,6 +3,7 @@
 //! `target/bench/overhead.json`. See the README's "Performance" section.
 
 mod http_child;
+mod http_serve;
 mod measure;
 
 use std::{io::Write, path::PathBuf, process::ExitCode};

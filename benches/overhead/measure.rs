@@ -20,7 +20,10 @@ use rmcp::{
 };
 use serde_json::{Value, json};
 
-use super::http_child::{DirectHttp, HttpServer};
+use super::{
+    http_child::{DirectHttp, HttpServer},
+    http_serve::{self, ServedHttp},
+};
 
 /// What to run and how much of it.
 pub struct Options {
@@ -43,6 +46,9 @@ pub const TARGET_IDLE_RSS_KB: u64 = 8 * 1024;
 pub const TARGET_RSS_GROWTH_KB: u64 = 2 * 1024;
 pub const TARGET_OPEN_16_RATIO: f64 = 1.2;
 pub const TARGET_TOOLS_LIST_BYTES: usize = 2400;
+pub const TARGET_HTTP_ADDED_P50_US: f64 = 100.0;
+pub const TARGET_HTTP_THROUGHPUT_64: f64 = 0.8;
+pub const TARGET_HTTP_SESSION_KB: f64 = 50.0;
 
 /// Runs every measurement and returns all figures as JSON.
 pub async fn run(options: &Options) -> anyhow::Result<Value> {
@@ -67,6 +73,7 @@ pub async fn run(options: &Options) -> anyhow::Result<Value> {
     report["context"] = bench.context().await?;
     if let Some(bin) = &options.npm_bin {
         report["http_child"] = bench.http_child(bin).await?;
+        report["http_serve"] = bench.http_serve(bin).await?;
     }
     report["targets"] = targets(&report);
     Ok(report)
@@ -216,7 +223,7 @@ impl Bench<'_> {
     ///    the same call made directly with an HTTP client.
     async fn http_child(&self, bin: &Path) -> anyhow::Result<Value> {
         let server = HttpServer::start(bin).await?;
-        let mut direct = DirectHttp::connect(&server.url).await?;
+        let direct = DirectHttp::connect(&server.url, None).await?;
         let remote = json!({ "url": server.url, "idleTimeout": 0 });
         let config = self.config("http", json!({"bench": {"mcpServers": {"fx": remote}}}))?;
         let (proxied, _) = self.toolshelf(&config).await?;
@@ -232,19 +239,169 @@ impl Bench<'_> {
             use_tool(&proxied, "echo", arguments.clone()).await?;
         }
         for _ in 0..rounds {
-            for _ in 0..per_round {
-                let began = Instant::now();
-                direct.call("echo", arguments.clone()).await?;
-                a.push(began.elapsed());
-            }
-            for _ in 0..per_round {
-                let began = Instant::now();
-                use_tool(&proxied, "echo", arguments.clone()).await?;
-                b.push(began.elapsed());
-            }
+            timed(&mut a, per_round, || direct.call("echo", arguments.clone())).await?;
+            timed(&mut b, per_round, || {
+                use_tool(&proxied, "echo", arguments.clone())
+            })
+            .await?;
         }
         close(proxied).await;
         Ok(compare(&a, &b))
+    }
+
+    /// 7. `toolshelf serve --http`, its children on stdio: the fixture and server-everything,
+    ///    each against the same server serving streamable HTTP by itself, called by the same HTTP
+    ///    client; beside them server-everything over stdio, directly and through `toolshelf
+    ///    serve`. Sessions at once, sessions opened and memory per idle session are measured
+    ///    with the fixture, whose HTTP server is rmcp's as toolshelf's is.
+    async fn http_serve(&self, bin: &Path) -> anyhow::Result<Value> {
+        let everything = bin.join("mcp-server-everything");
+        let fixture_http = HttpServer::fixture(&self.options.fixture).await?;
+        let everything_http = HttpServer::start(bin).await?;
+        let config = self.dir.join("http_serve.json");
+        std::fs::write(
+            &config,
+            serde_json::to_vec(&json!({
+                "http": {"maxSessions": 4096},
+                "toolboxes": {"bench": {"mcpServers": {
+                    "fx": self.fixture_server(&[]),
+                    "ev": {"command": everything, "idleTimeout": 0},
+                }}},
+            }))?,
+        )?;
+        let served = ServedHttp::start(&self.options.toolshelf, &config).await?;
+        let token = Some(http_serve::TOKEN);
+        let echo = json!({"message": "x"});
+        let use_echo = |server: &str| json!({"tool": {"toolbox": "bench", "server": server, "name": "echo"}, "arguments": echo});
+        let (use_fx, use_ev) = (use_echo("fx"), use_echo("ev"));
+        let open = json!({"toolbox": "bench"});
+
+        // Sessions opened per second, then what each costs toolshelf while it sits idle with its
+        // toolbox open (the children are running before the first is counted).
+        let first = DirectHttp::connect(&served.url, token).await?;
+        first.call("open_toolbox", open.clone()).await?;
+        let count = self.rounds(10, 200);
+        let (direct_sessions, direct_took) =
+            http_serve::open_sessions(&fixture_http.url, None, count, true).await?;
+        http_serve::close_all(direct_sessions).await;
+        let before_kb = rss_kb(served.pid)?;
+        let (sessions, took) = http_serve::open_sessions(&served.url, token, count, true).await?;
+        for session in &sessions {
+            session.call("open_toolbox", open.clone()).await?;
+        }
+        let after_kb = rss_kb(served.pid)?;
+        http_serve::close_all(sessions).await;
+        let per_second = |took: Duration| round(count as f64 / took.as_secs_f64());
+        let sessions_figures = json!({
+            "sessions": count,
+            "direct_sessions_per_s": per_second(direct_took),
+            "proxied_sessions_per_s": per_second(took),
+            "rss_before_kb": before_kb,
+            "rss_after_kb": after_kb,
+            "kb_per_idle_session": round3((after_kb as f64 - before_kb as f64) / count as f64),
+        });
+
+        // Round trips, six paths in alternating blocks.
+        let stdio_direct = connect(tokio::process::Command::new(&everything)).await?;
+        let (stdio_proxied, _) = self.toolshelf(&config).await?;
+        call(&stdio_proxied, "open_toolbox", open.clone()).await?;
+        let direct_fx = DirectHttp::connect(&fixture_http.url, None).await?;
+        let direct_ev = DirectHttp::connect(&everything_http.url, None).await?;
+        let (rounds, per_round) = (self.rounds(2, 20), self.rounds(20, 200));
+        let stdio_use = |tool: &str, arguments: Value| {
+            call(
+                &stdio_proxied,
+                "use_tool",
+                json!({"tool": {"toolbox": "bench", "server": "ev", "name": tool}, "arguments": arguments}),
+            )
+        };
+        let mut samples: [Vec<Duration>; 6] = Default::default();
+        for round in 0..=rounds {
+            // Round 0 warms every path up and is not counted.
+            let mut blocks: [Vec<Duration>; 6] = Default::default();
+            timed(&mut blocks[0], per_round, || {
+                direct_fx.call("echo", echo.clone())
+            })
+            .await?;
+            timed(&mut blocks[1], per_round, || {
+                first.call("use_tool", use_fx.clone())
+            })
+            .await?;
+            timed(&mut blocks[2], per_round, || {
+                direct_ev.call("echo", echo.clone())
+            })
+            .await?;
+            timed(&mut blocks[3], per_round, || {
+                first.call("use_tool", use_ev.clone())
+            })
+            .await?;
+            timed(&mut blocks[4], per_round, || {
+                call(&stdio_direct, "echo", echo.clone())
+            })
+            .await?;
+            timed(&mut blocks[5], per_round, || {
+                stdio_use("echo", echo.clone())
+            })
+            .await?;
+            if round > 0 {
+                for (all, block) in samples.iter_mut().zip(blocks) {
+                    all.extend(block);
+                }
+            }
+        }
+        drop(stdio_direct);
+        close(stdio_proxied).await;
+        http_serve::close_all(vec![direct_fx, direct_ev, first]).await;
+
+        // Agents working at once, one session and one connection each.
+        let mut throughput = serde_json::Map::new();
+        let total = self.rounds(128, 3200);
+        for count in [1usize, 8, 64] {
+            let per_session = (total / count).max(1);
+            let (direct_sessions, _) =
+                http_serve::open_sessions(&fixture_http.url, None, count, false).await?;
+            let (sessions, _) = http_serve::open_sessions(&served.url, token, count, false).await?;
+            for session in &sessions {
+                session.call("open_toolbox", open.clone()).await?;
+            }
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            http_serve::sessions_rate(&direct_sessions, 1, "echo", &echo).await?;
+            http_serve::sessions_rate(&sessions, 1, "use_tool", &use_fx).await?;
+            for _ in 0..self.rounds(1, 3) {
+                a.push(
+                    http_serve::sessions_rate(&direct_sessions, per_session, "echo", &echo).await?,
+                );
+                b.push(
+                    http_serve::sessions_rate(&sessions, per_session, "use_tool", &use_fx).await?,
+                );
+            }
+            http_serve::close_all(direct_sessions).await;
+            http_serve::close_all(sessions).await;
+            let (direct_rate, proxied_rate) = (median(&mut a), median(&mut b));
+            throughput.insert(
+                count.to_string(),
+                json!({
+                    "direct_calls_per_s": round(direct_rate),
+                    "proxied_calls_per_s": round(proxied_rate),
+                    "ratio": round3(proxied_rate / direct_rate),
+                }),
+            );
+        }
+        let [
+            fx_direct,
+            fx_proxied,
+            ev_direct,
+            ev_proxied,
+            stdio_direct,
+            stdio_proxied,
+        ] = samples;
+        Ok(json!({
+            "latency_fixture": compare(&fx_direct, &fx_proxied),
+            "latency_everything": compare(&ev_direct, &ev_proxied),
+            "latency_stdio": compare(&stdio_direct, &stdio_proxied),
+            "sessions": throughput,
+            "open_sessions": sessions_figures,
+        }))
     }
 
     /// 5. toolshelf's resident memory: idle, with 16 children open, and over many calls.
@@ -481,6 +638,20 @@ async fn use_tool(client: &Client, tool: &str, arguments: Value) -> anyhow::Resu
     Ok(result)
 }
 
+/// Runs `call` `count` times one after another, adding each one's time to `samples`.
+async fn timed<F, Fut, T>(samples: &mut Vec<Duration>, count: usize, call: F) -> anyhow::Result<()>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<T>>,
+{
+    for _ in 0..count {
+        let began = Instant::now();
+        call().await?;
+        samples.push(began.elapsed());
+    }
+    Ok(())
+}
+
 /// Calls per second for `total` calls with `in_flight` at once.
 async fn rate<F, Fut>(total: usize, in_flight: usize, call: F) -> anyhow::Result<f64>
 where
@@ -653,6 +824,24 @@ fn targets(report: &Value) -> Value {
             1.0,
             true
         ),
+        check(
+            "serve --http: added latency p50, fixture (us)",
+            number("/http_serve/latency_fixture/added_p50_us"),
+            TARGET_HTTP_ADDED_P50_US,
+            true
+        ),
+        check(
+            "serve --http: calls/s at 64 sessions, proxied / direct",
+            number("/http_serve/sessions/64/ratio"),
+            TARGET_HTTP_THROUGHPUT_64,
+            false
+        ),
+        check(
+            "serve --http: RSS per idle session (KiB)",
+            number("/http_serve/open_sessions/kb_per_idle_session"),
+            TARGET_HTTP_SESSION_KB,
+            true
+        ),
     ])
 }
 
@@ -677,12 +866,21 @@ pub fn table(report: &Value) -> String {
         ),
     );
     line(&mut text, String::new());
-    line(&mut text, "round trip (us)          direct p50/p90/p99        proxied p50/p90/p99       added p50   p99 ratio".into());
+    line(&mut text, "round trip (us)                  direct p50/p90/p99        proxied p50/p90/p99       added p50   p99 ratio".into());
     for (label, pointer) in [
         ("no-op", "/latency"),
         ("100 KB text", "/payload/100KB"),
         ("1 MB text", "/payload/1MB"),
         ("echo, HTTP child", "/http_child"),
+        (
+            "echo, serve --http (fixture)",
+            "/http_serve/latency_fixture",
+        ),
+        (
+            "echo, serve --http (everything)",
+            "/http_serve/latency_everything",
+        ),
+        ("echo, stdio (everything)", "/http_serve/latency_stdio"),
     ] {
         let figure = &report.pointer(pointer).cloned().unwrap_or_default();
         let triple = |side: &str| {
@@ -694,7 +892,7 @@ pub fn table(report: &Value) -> String {
         line(
             &mut text,
             format!(
-                "{label:<24} {:<25} {:<25} {:>9}   {:>9}",
+                "{label:<32} {:<25} {:<25} {:>9}   {:>9}",
                 triple("direct_us"),
                 triple("proxied_us"),
                 figure["added_p50_us"],
@@ -717,6 +915,34 @@ pub fn table(report: &Value) -> String {
             ),
         );
     }
+    line(&mut text, String::new());
+    line(
+        &mut text,
+        "HTTP sessions   direct calls/s   serve --http calls/s   ratio".into(),
+    );
+    for sessions in ["1", "8", "64"] {
+        let figure = &report["http_serve"]["sessions"][sessions];
+        line(
+            &mut text,
+            format!(
+                "{sessions:>13}   {:>14}   {:>20}   {:>5}",
+                figure["direct_calls_per_s"], figure["proxied_calls_per_s"], figure["ratio"]
+            ),
+        );
+    }
+    let opened = &report["http_serve"]["open_sessions"];
+    line(
+        &mut text,
+        format!(
+            "HTTP sessions opened one after another: direct {}/s, serve --http {}/s; {} idle sessions: RSS {} -> {} KiB ({} KiB each)",
+            opened["direct_sessions_per_s"],
+            opened["proxied_sessions_per_s"],
+            opened["sessions"],
+            opened["rss_before_kb"],
+            opened["rss_after_kb"],
+            opened["kb_per_idle_session"]
+        ),
+    );
     line(&mut text, String::new());
     line(
         &mut text,

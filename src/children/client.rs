@@ -200,6 +200,7 @@ impl ClientHandler for ChildClient {
                 Ok(tools) => {
                     tracing::debug!(tools = tools.len(), "tool list changed; catalog refreshed");
                     self.catalog.replace(tools);
+                    self.agent.tool_list_changed().await;
                 }
                 Err(error) if self.stopping.load(Ordering::Acquire) => {
                     tracing::debug!(%error, "tool list changed while the server stopped");

@@ -4,6 +4,7 @@
 
 mod expand;
 mod file;
+mod plain;
 mod validate;
 
 use std::{
@@ -45,6 +46,9 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
 pub struct Config {
     pub toolboxes: IndexMap<String, Arc<ToolboxSpec>>,
     pub http: HttpLimits,
+    /// What the user should hear about the file although it is valid: keys of a client's own
+    /// settings that toolshelf does not use, servers a plain file disables.
+    pub notes: Vec<String>,
 }
 
 /// The limits of `serve --http`.

@@ -21,6 +21,7 @@ use super::{
     file::{
         ConfigFile, DefaultsFile, HttpFile, OAuthFile, ServerFile, ServerKind, ToolFiltersFile,
     },
+    plain,
 };
 use crate::schema_check::{SchemaCheck, Violation, ViolationKind};
 
@@ -41,10 +42,24 @@ pub(super) fn parse(
             ),
         )]
     })?;
+    let (value, plain, mut notes, mut own_problems) = if plain::is_plain(&value) {
+        let (mut notes, mut problems) = (Vec::new(), Vec::new());
+        let converted = plain::as_toolboxes(&value, &mut notes, &mut problems);
+        (converted, true, notes, problems)
+    } else {
+        (value, false, Vec::new(), Vec::new())
+    };
     let mut problems = CHECK.violations(&value);
     // Meaning is checked wherever the shape is right, so one run reports everything.
-    let config = build(&value, base_dir, file, lookup, &mut problems);
+    let mut config = build(&value, base_dir, file, lookup, &mut problems);
+    if plain {
+        for problem in &mut problems {
+            problem.path = plain::plain_path(&problem.path);
+        }
+    }
+    problems.append(&mut own_problems);
     if problems.is_empty() {
+        config.notes.append(&mut notes);
         Ok(config)
     } else {
         problems.sort_by(|a, b| a.path.cmp(&b.path));
@@ -85,7 +100,11 @@ fn build(
     };
     let http = http_limits(value, problems);
     let Some(boxes) = value.get("toolboxes").and_then(Value::as_object) else {
-        return Config { toolboxes, http };
+        return Config {
+            toolboxes,
+            http,
+            notes: Vec::new(),
+        };
     };
     for (name, toolbox) in boxes {
         let path = format!("toolboxes.{name}");
@@ -132,7 +151,11 @@ fn build(
         check_aliases(&spec, problems);
         toolboxes.insert(name.clone(), Arc::new(spec));
     }
-    Config { toolboxes, http }
+    Config {
+        toolboxes,
+        http,
+        notes: Vec::new(),
+    }
 }
 
 /// `value` seconds as a duration, `default` when it is absent; one that is not a duration

@@ -41,6 +41,8 @@ pub struct HttpOptions {
     pub allowed_origins: Vec<String>,
     /// `Host` values allowed besides loopback names.
     pub allowed_hosts: Vec<String>,
+    /// Flat mode: the children's tools by `server:tool` names instead of the two meta-tools.
+    pub flat: Option<Arc<crate::flat::FlatSpec>>,
 }
 
 /// Why `serve --http` could not start.
@@ -94,7 +96,7 @@ pub async fn serve_http(
         })?;
     let address = listener.local_addr().unwrap_or(options.address);
     let limits = config.http;
-    let sessions = Sessions::new(Arc::new(config));
+    let sessions = Sessions::new(Arc::new(config), options.flat.clone());
     let stop = CancellationToken::new();
     let mut manager = LocalSessionManager::default();
     manager.session_config.keep_alive = Some(limits.session_idle_timeout);
@@ -273,6 +275,7 @@ mod tests {
             insecure_no_auth: insecure,
             allowed_origins: Vec::new(),
             allowed_hosts: Vec::new(),
+            flat: None,
         }
     }
 

@@ -27,7 +27,11 @@ use rmcp::{
 };
 
 use crate::{
-    config::Config, meta_tools::USE_TOOL, metrics::Metrics, server::Toolshelf,
+    config::Config,
+    flat::FlatSpec,
+    meta_tools::USE_TOOL,
+    metrics::Metrics,
+    server::{Surface, Toolshelf},
     toolboxes::SharedServers,
 };
 
@@ -40,6 +44,8 @@ pub(super) struct Sessions {
     metrics: Arc<Metrics>,
     /// Serves the clients without a session.
     shared: Toolshelf,
+    /// What every session shows the agent.
+    surface: Surface,
     /// The sessions' own shelves, by number, for shutdown.
     own: DashMap<u64, Toolshelf>,
     next: AtomicU64,
@@ -48,15 +54,17 @@ pub(super) struct Sessions {
 }
 
 impl Sessions {
-    pub(super) fn new(config: Arc<Config>) -> Arc<Sessions> {
+    pub(super) fn new(config: Arc<Config>, flat: Option<Arc<FlatSpec>>) -> Arc<Sessions> {
         let metrics = Arc::new(Metrics::default());
         let servers = SharedServers::new(&config, metrics.clone());
-        let shared = Toolshelf::new(&config, Some(servers.clone()));
+        let surface = Surface::new(&config, flat);
+        let shared = Toolshelf::new(&config, Some(servers.clone()), &surface);
         Arc::new(Sessions {
             config,
             servers,
             metrics,
             shared,
+            surface,
             own: DashMap::new(),
             next: AtomicU64::new(0),
             sessionless_calls: AtomicUsize::new(0),
@@ -173,7 +181,12 @@ impl ServerHandler for HttpSession {
         }
         let (_, own) = self.own.get_or_init(|| {
             let number = self.sessions.next.fetch_add(1, Ordering::Relaxed);
-            let own = Toolshelf::new(&self.sessions.config, Some(self.sessions.servers.clone()));
+            let sessions = &self.sessions;
+            let own = Toolshelf::new(
+                &sessions.config,
+                Some(sessions.servers.clone()),
+                &sessions.surface,
+            );
             self.sessions.own.insert(number, own.clone());
             (number, own)
         });
@@ -190,6 +203,10 @@ impl ServerHandler for HttpSession {
 
     async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
         self.shelf().on_roots_list_changed(context).await
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.shelf().on_initialized(context).await
     }
 
     async fn get_task(
@@ -229,7 +246,7 @@ impl ServerHandler for HttpSession {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        if request.name != USE_TOOL {
+        if !self.shelf().calls_a_child(&request.name) {
             return self.shelf().call_tool(request, context).await;
         }
         let limits = &self.sessions.config.http;
@@ -258,7 +275,7 @@ impl ServerHandler for HttpSession {
                 None,
             ));
         };
-        if self.own.get().is_none() {
+        if self.own.get().is_none() && request.name == USE_TOOL {
             self.sessions
                 .shared
                 .open_named(request.arguments.as_ref())

@@ -1,29 +1,24 @@
 //! The two tools the agent sees, their schemas and descriptions, and the `instructions` of the
 //! `initialize` result. Everything here is built once, at start-up, from the config.
 
-mod message_size;
 mod open_toolbox;
 mod use_tool;
 
 use std::sync::Arc;
 
-use rmcp::model::{CallToolResult, ContentBlock, ErrorData, JsonObject, ResultType, Tool};
+use rmcp::model::{CallToolResult, JsonObject, Tool};
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
 use crate::{
-    agent_message::{self, AgentId},
-    agent_tasks::TaskRequest,
-    call_meta::ForwardedMeta,
-    children::{ProgressTarget, ToolResultJson},
     config::{Config, ToolFilter},
     error::ToolError,
+    forward::{CallAnswer, CallParts},
     schema_check::SchemaCheck,
     toolboxes::Toolboxes,
 };
 use open_toolbox::OpenToolboxArgs;
+use use_tool::UseToolArgs;
 pub(crate) use use_tool::UseToolInput;
-use use_tool::{UseToolArgs, UseToolFailure};
 
 pub(crate) const OPEN_TOOLBOX: &str = "open_toolbox";
 pub(crate) const USE_TOOL: &str = "use_tool";
@@ -94,76 +89,17 @@ impl MetaTools {
             .unwrap_or_else(ToolError::into_result)
     }
 
+    /// `use_tool`: its identifier checked and resolved, then the call forwarded with `parts`
+    /// (whose `arguments` the input replaces).
     pub(crate) async fn use_tool(
         &self,
         toolboxes: &Toolboxes,
         input: UseToolInput,
-        cancel: &CancellationToken,
-        progress: Option<ProgressTarget>,
-        meta: &ForwardedMeta,
-        task: Option<TaskRequest<'_>>,
-    ) -> UseToolAnswer {
-        let answer = use_tool::use_tool(
-            &self.use_check,
-            toolboxes,
-            input,
-            cancel,
-            progress,
-            meta,
-            task,
-        );
-        match answer.await {
-            Ok(result) => UseToolAnswer::Forwarded(result),
-            Err(UseToolFailure::Tool(error)) => UseToolAnswer::Failed(error.into_result()),
-            Err(UseToolFailure::Child(error)) => UseToolAnswer::Refused(error),
-        }
-    }
-}
-
-/// What `use_tool` answers: the child's result as the child encoded it, toolshelf's own error
-/// result, or a child's JSON-RPC error that only the agent can act on (URL elicitation
-/// required), as the child wrote it.
-pub(crate) enum UseToolAnswer {
-    Forwarded(ToolResultJson),
-    Failed(CallToolResult),
-    Refused(ErrorData),
-}
-
-impl UseToolAnswer {
-    /// The answer as a typed value, for rmcp's request path (the direct path writes the
-    /// child's bytes instead: `line`).
-    pub(crate) fn into_result(self) -> Result<CallToolResult, ErrorData> {
-        Ok(match self {
-            UseToolAnswer::Forwarded(result) => {
-                match serde_json::from_str::<CallToolResult>(result.json()) {
-                    Ok(mut result) => {
-                        // rmcp drops it again for sessions older than 2026-07-28.
-                        result.result_type.get_or_insert(ResultType::COMPLETE);
-                        result
-                    }
-                    Err(error) => CallToolResult::error(vec![ContentBlock::text(format!(
-                        "The server's result could not be passed on: {error}. Call the tool again; if it keeps failing, the server's result does not follow the MCP schema."
-                    ))]),
-                }
-            }
-            UseToolAnswer::Failed(result) => result,
-            UseToolAnswer::Refused(error) => return Err(error),
-        })
-    }
-
-    /// The answer line to request `id`; the result with `resultType` only if
-    /// `with_result_type` (the agent's session is on protocol 2026-07-28 or later).
-    pub(crate) fn line(self, id: &AgentId, with_result_type: bool) -> serde_json::Result<Vec<u8>> {
-        match self {
-            UseToolAnswer::Forwarded(result) => {
-                agent_message::response_line(id, |out| result.encode_into(out, with_result_type))
-            }
-            UseToolAnswer::Failed(mut result) => {
-                result.result_type = with_result_type.then_some(ResultType::COMPLETE);
-                agent_message::response_line(id, |out| serde_json::to_writer(out, &result))
-            }
-            UseToolAnswer::Refused(error) => agent_message::error_data_line(Some(id), &error),
-        }
+        parts: CallParts<'_>,
+    ) -> CallAnswer {
+        use_tool::use_tool(&self.use_check, toolboxes, input, parts)
+            .await
+            .into()
     }
 }
 

@@ -2,22 +2,16 @@
 //! checked against its schema before anything else, then resolved step by step (toolbox, open,
 //! server, tool) and forwarded; the child's result comes back unchanged.
 
-use std::time::Instant;
-
 use indexmap::IndexMap;
-use rmcp::model::{ErrorData, JsonObject};
+use rmcp::model::JsonObject;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, value::RawValue};
-use tokio_util::sync::CancellationToken;
 
-use super::message_size;
 use crate::{
-    agent_tasks::TaskRequest,
-    call_meta::ForwardedMeta,
-    children::{CallError, Caller, ProgressTarget, ToolResultJson, child_error},
-    error::{Context, DownstreamKind, ToolError},
-    metrics::Outcome,
+    children::ToolResultJson,
+    error::{Context, ToolError},
+    forward::{self, CallFailure, CallParts, Target},
     schema_check::{SchemaCheck, Violation, ViolationKind},
     toolboxes::Toolboxes,
 };
@@ -122,149 +116,47 @@ pub(crate) struct ToolId {
     pub name: String,
 }
 
-/// How many times a call retries when the child it took was retired (idle) under it.
-const RETRIES: usize = 3;
-
-/// A child's JSON-RPC error that asks the client to send its user to a URL first (2025-11-25,
-/// URL-mode elicitation); its `data` holds the elicitations.
-const URL_ELICITATION_REQUIRED: i32 = -32042;
-
-/// Why `use_tool` gives no result.
-pub(crate) enum UseToolFailure {
-    /// toolshelf's own error (seed 003's texts).
-    Tool(ToolError),
-    /// A child's JSON-RPC error that only the agent can act on, passed on as the child wrote it.
-    Child(ErrorData),
-}
-
-impl From<ToolError> for UseToolFailure {
-    fn from(error: ToolError) -> Self {
-        Self::Tool(error)
-    }
-}
-
 pub(crate) async fn use_tool(
     check: &SchemaCheck<UseToolArgs>,
     toolboxes: &Toolboxes,
     input: UseToolInput,
-    cancel: &CancellationToken,
-    progress: Option<ProgressTarget>,
-    meta: &ForwardedMeta,
-    task: Option<TaskRequest<'_>>,
-) -> Result<ToolResultJson, UseToolFailure> {
+    parts: CallParts<'_>,
+) -> Result<ToolResultJson, CallFailure> {
     let checked = input
         .checked
         .map_err(|violation| ToolError::InvalidUseTool(vec![violation]))?;
     let UseToolArgs { tool, .. } = check.check(checked).map_err(ToolError::InvalidUseTool)?;
-    let arguments = input.arguments.as_deref();
     let ToolId {
         toolbox,
         server,
         name,
     } = tool;
     let Some(boxed) = toolboxes.get(&toolbox) else {
-        return Err(UseToolFailure::Tool(ToolError::ToolboxUnknown {
+        return Err(CallFailure::Tool(ToolError::ToolboxUnknown {
             context: Context::UseTool,
             known: toolboxes.names().map(str::to_owned).collect(),
             toolbox,
         }));
     };
     if !boxed.is_open() {
-        return Err(UseToolFailure::Tool(ToolError::ToolboxNotOpen { toolbox }));
+        return Err(CallFailure::Tool(ToolError::ToolboxNotOpen { toolbox }));
     }
     let Some(slot) = boxed.server(&server) else {
-        return Err(UseToolFailure::Tool(ToolError::ServerUnknown {
+        return Err(CallFailure::Tool(ToolError::ServerUnknown {
             known: boxed.servers.iter().map(|s| s.spec.name.clone()).collect(),
             toolbox,
             server,
         }));
     };
-    // Only `serve --http` keeps metrics; the labels are copied for it alone.
-    let measured = toolboxes
-        .metrics()
-        .map(|metrics| (metrics, toolbox.clone(), server.clone(), Instant::now()));
-    let forwarded = async {
-        let downstream = |kind: DownstreamKind, error: String| ToolError::Downstream {
-            toolbox: toolbox.clone(),
-            server: server.clone(),
-            name: name.clone(),
-            kind,
-            error,
-        };
-        for _ in 0..RETRIES {
-            // A server that is not running (never started, crashed, idle) starts here.
-            let child = slot.ensure().await.map_err(|reason| {
-                downstream(
-                    DownstreamKind::ServerUnavailable,
-                    format!("the server is not available: {reason}"),
-                )
-            })?;
-            let Some(canonical) = slot.catalog.resolve(&name) else {
-                return Err(UseToolFailure::Tool(ToolError::ToolUnknown {
-                    known: slot.catalog.names(),
-                    toolbox,
-                    server,
-                    name,
-                }));
-            };
-            let _in_flight = child.begin_call();
-            if !slot.is_current(&child) {
-                continue; // retired for idleness just now: take the next one
-            }
-            tracing::debug!(toolbox = %toolbox, server = %server, tool = %canonical, called_as = %name, "forwarding call");
-            return match child
-                .call(
-                    &canonical,
-                    arguments,
-                    cancel,
-                    Caller {
-                        agent: toolboxes.agent().clone(),
-                        progress,
-                    },
-                    meta,
-                    task.and_then(|task| task.ask.for_child(slot.catalog.requires_task(&canonical))),
-                )
-                .await
-            {
-                Ok(result) => {
-                    slot.answered();
-                    let result = match task {
-                        Some(task) => task.tasks.created(&toolbox, &server, &child, result),
-                        None => result,
-                    };
-                    message_size::check(result)
-                        .map_err(|error| downstream(DownstreamKind::ResultTooLarge, error).into())
-                }
-                Err(error) => {
-                    tracing::warn!(toolbox = %toolbox, server = %server, tool = %canonical, called_as = %name, error = %error, "call failed");
-                    Err(match error {
-                        CallError::Protocol {
-                            code: URL_ELICITATION_REQUIRED,
-                            message,
-                            data,
-                        } => {
-                            UseToolFailure::Child(child_error(URL_ELICITATION_REQUIRED, message, data))
-                        }
-                        other => downstream(other.kind(), other.to_string()).into(),
-                    })
-                }
-            };
-        }
-        Err(downstream(
-            DownstreamKind::ServerUnavailable,
-            "the server kept stopping before the call could be sent; try again".into(),
-        )
-        .into())
-
-    }
-    .await;
-    if let Some((metrics, toolbox, server, began)) = measured {
-        let outcome = match &forwarded {
-            Ok(result) if result.is_error() => Outcome::ToolError,
-            Ok(_) => Outcome::Ok,
-            Err(_) => Outcome::Failed,
-        };
-        metrics.call(&toolbox, &server, outcome, began.elapsed());
-    }
-    forwarded
+    let target = Target {
+        toolbox: &toolbox,
+        server: &server,
+        slot,
+        name: &name,
+    };
+    let parts = CallParts {
+        arguments: input.arguments.as_deref(),
+        ..parts
+    };
+    forward::call(toolboxes, target, parts).await
 }

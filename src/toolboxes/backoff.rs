@@ -56,6 +56,13 @@ impl Backoff {
         ))
     }
 
+    /// How long from `now` until a start is allowed again.
+    pub(crate) fn wait(&self, now: Instant) -> Duration {
+        self.next_allowed
+            .and_then(|next| next.checked_duration_since(now))
+            .unwrap_or_default()
+    }
+
     /// When the next start is allowed, if not at once.
     pub(crate) fn next_try(&self, now: Instant) -> Option<String> {
         let wait = self.next_allowed?.checked_duration_since(now)?;

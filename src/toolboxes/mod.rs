@@ -130,6 +130,11 @@ impl Toolboxes {
         &self.agent
     }
 
+    /// Cancelled when the session shuts down: work of the session's own stops with it.
+    pub(crate) fn stopping(&self) -> CancellationToken {
+        self.stop.clone()
+    }
+
     /// Where calls and starts are counted, if anywhere (`serve --http`).
     pub(crate) fn metrics(&self) -> Option<&Arc<Metrics>> {
         self.launch.metrics.as_ref()

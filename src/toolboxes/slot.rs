@@ -170,6 +170,11 @@ impl ServerSlot {
         outcome
     }
 
+    /// How long until the backoff lets the server start again (zero: now).
+    pub(crate) fn start_wait(&self) -> std::time::Duration {
+        self.backoff().wait(Instant::now())
+    }
+
     /// The child answered a call: earlier failures stop counting against it.
     pub(crate) fn answered(&self) {
         self.backoff().succeeded();

@@ -4,6 +4,8 @@
 
 #[path = "../../benches/overhead/http_child.rs"]
 mod http_child;
+#[path = "../../benches/overhead/http_serve.rs"]
+mod http_serve;
 #[path = "../../benches/overhead/measure.rs"]
 mod measure;
 
@@ -17,7 +19,7 @@ async fn the_benchmark_runs_in_quick_mode() {
     };
     let report = measure::run(&options).await.expect("the benchmark runs");
     let targets = report["targets"].as_array().expect("targets");
-    assert_eq!(targets.len(), 9);
+    assert_eq!(targets.len(), 12);
     // Every figure is there, those of the npm servers and the HTTP child included.
     for target in targets {
         let measured = target["measured"].as_f64().expect("a number");
@@ -25,5 +27,6 @@ async fn the_benchmark_runs_in_quick_mode() {
     }
     assert!(report["latency"]["samples"].as_u64() > Some(0));
     assert!(report["http_child"]["samples"].as_u64() > Some(0));
+    assert!(report["http_serve"]["latency_stdio"]["samples"].as_u64() > Some(0));
     assert!(!measure::table(&report).is_empty());
 }

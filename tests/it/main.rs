@@ -9,6 +9,7 @@ mod config_errors;
 mod conformance;
 mod contract;
 mod deploy;
+mod flat;
 mod forwarding;
 mod harness;
 mod http_serve;

@@ -1,0 +1,108 @@
+//! The parts of the `toolshelf serve --http` rows: toolshelf serving streamable HTTP on
+//! loopback, and agent sessions opened and driven by the same HTTP client that calls a server
+//! directly.
+
+use std::{
+    path::Path,
+    process::Stdio,
+    time::{Duration, Instant},
+};
+
+use anyhow::Context as _;
+use serde_json::Value;
+
+use super::http_child::{DirectHttp, http_client};
+
+/// The bearer token the benchmark's toolshelf requires: the figures include checking it.
+pub const TOKEN: &str = "benchmark-token";
+
+/// `toolshelf serve --http` on a free loopback port, stopped when dropped.
+pub struct ServedHttp {
+    _process: tokio::process::Child,
+    pub url: String,
+    pub pid: u32,
+}
+
+impl ServedHttp {
+    pub async fn start(toolshelf: &Path, config: &Path) -> anyhow::Result<Self> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")?
+            .local_addr()?
+            .port();
+        let process = tokio::process::Command::new(toolshelf)
+            .arg("serve")
+            .arg("--config")
+            .arg(config)
+            .arg("--http")
+            .arg(format!("127.0.0.1:{port}"))
+            .env("TOOLSHELF_TOKEN", TOKEN)
+            .env("RUST_LOG", "error")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()?;
+        let pid = process.id().context("toolshelf has no pid")?;
+        let health = format!("http://127.0.0.1:{port}/healthz");
+        let http = reqwest::Client::new();
+        tokio::time::timeout(Duration::from_secs(30), async {
+            while !http
+                .get(&health)
+                .send()
+                .await
+                .is_ok_and(|response| response.status().is_success())
+            {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+        .await
+        .context("toolshelf serve --http was not healthy within 30 s")?;
+        Ok(Self {
+            _process: process,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+            pid,
+        })
+    }
+}
+
+/// Opens `count` sessions one after another, each over a connection of its own (agents in
+/// parallel), or all over one pool of connections (`shared`: the sessions' own cost, without
+/// the connections'); returns them and how long opening took.
+pub async fn open_sessions(
+    url: &str,
+    bearer: Option<&str>,
+    count: usize,
+    shared: bool,
+) -> anyhow::Result<(Vec<DirectHttp>, Duration)> {
+    let pool = http_client()?;
+    let mut sessions = Vec::with_capacity(count);
+    let began = Instant::now();
+    for _ in 0..count {
+        let http = if shared { pool.clone() } else { http_client()? };
+        sessions.push(DirectHttp::connect_with(http, url, bearer).await?);
+    }
+    Ok((sessions, began.elapsed()))
+}
+
+/// Ends every session.
+pub async fn close_all(sessions: Vec<DirectHttp>) {
+    futures::future::join_all(sessions.into_iter().map(DirectHttp::close)).await;
+}
+
+/// Calls per second of `sessions` agents working at once, each calling `tool` `per_session`
+/// times one call after another (an agent waits for a result before its next call).
+pub async fn sessions_rate(
+    sessions: &[DirectHttp],
+    per_session: usize,
+    tool: &str,
+    arguments: &Value,
+) -> anyhow::Result<f64> {
+    let began = Instant::now();
+    futures::future::try_join_all(sessions.iter().map(|session| async move {
+        for _ in 0..per_session {
+            session.call(tool, arguments.clone()).await?;
+        }
+        anyhow::Ok(())
+    }))
+    .await?;
+    Ok((sessions.len() * per_session) as f64 / began.elapsed().as_secs_f64())
+}

@@ -1,0 +1,286 @@
+//! Flat mode (`serve --flat`): `tools/list` holds the tools of every served server, each named
+//! `{server}{separator}{tool}` (seed 000), and `tools/call` of such a name reaches that server's
+//! tool through the same call path as `use_tool` (`forward`). The children start as soon as the
+//! agent's session is initialized; one that fails is left out of the list and retried in the
+//! background with the restart backoff, and the agent is told when the list changes.
+
+mod names;
+
+use std::sync::{
+    Arc,
+    atomic::{AtomicBool, Ordering},
+};
+
+use futures::future::join_all;
+use indexmap::IndexMap;
+use rmcp::model::{JsonObject, Tool};
+use serde_json::Value;
+
+pub use names::DEFAULT_SEPARATOR;
+
+use crate::{
+    agent_link::AgentLink,
+    config::Config,
+    error::ToolError,
+    forward::{self, CallAnswer, CallFailure, CallParts, Target},
+    toolboxes::{ServerSlot, ServerState, Toolboxes},
+};
+
+/// What flat mode serves, fixed at start: checked against the config before anything runs.
+#[derive(Debug)]
+pub struct FlatSpec {
+    separator: String,
+    /// Each served server and its toolbox, in config order.
+    servers: IndexMap<String, String>,
+}
+
+impl FlatSpec {
+    /// Flat mode over `toolboxes` (every toolbox when empty), naming tools with `separator`.
+    /// `Err` says what is wrong and how to fix it: an unknown toolbox, an empty separator, a
+    /// separator inside a server name, or two served servers of the same name.
+    pub fn new(config: &Config, toolboxes: &[String], separator: &str) -> Result<Self, String> {
+        if separator.is_empty() {
+            return Err(format!(
+                "--separator is empty; give the text between a server's name and its tool's, e.g. {DEFAULT_SEPARATOR} (the default) or __"
+            ));
+        }
+        for name in toolboxes {
+            if !config.toolboxes.contains_key(name) {
+                let known: Vec<&str> = config.toolboxes.keys().map(String::as_str).collect();
+                return Err(format!(
+                    "--toolbox {name}: the config has no such toolbox; it has {}",
+                    known.join(", ")
+                ));
+            }
+        }
+        let mut servers: IndexMap<String, String> = IndexMap::new();
+        let served = config
+            .toolboxes
+            .values()
+            .filter(|toolbox| toolboxes.is_empty() || toolboxes.contains(&toolbox.name));
+        for toolbox in served {
+            for server in &toolbox.servers {
+                if server.name.contains(separator) {
+                    return Err(format!(
+                        "server \"{}\" (toolboxes.{}.mcpServers.{}) contains the separator \"{separator}\", so its tools' names could not be split back; pick another --separator, or rename the server",
+                        server.name, toolbox.name, server.name
+                    ));
+                }
+                if let Some(first) = servers.get(&server.name) {
+                    return Err(format!(
+                        "two servers named \"{0}\" are served flat: toolboxes.{first}.mcpServers.{0} and toolboxes.{1}.mcpServers.{0}. Flat mode names tools {0}{separator}TOOL, so served servers need distinct names: rename one of them, or serve only some toolboxes with --toolbox NAME",
+                        server.name, toolbox.name
+                    ));
+                }
+                servers.insert(server.name.clone(), toolbox.name.clone());
+            }
+        }
+        Ok(Self {
+            separator: separator.to_owned(),
+            servers,
+        })
+    }
+
+    /// The served toolboxes, each once, in config order.
+    fn toolboxes(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for toolbox in self.servers.values() {
+            if !names.contains(&toolbox.as_str()) {
+                names.push(toolbox);
+            }
+        }
+        names
+    }
+
+    /// The `instructions` of `initialize` in flat mode.
+    pub(crate) fn instructions(&self) -> String {
+        let servers: Vec<&str> = self.servers.keys().map(String::as_str).collect();
+        format!(
+            "toolshelf serves the tools of several MCP servers, each named SERVER{0}TOOL (for example {1}{0}TOOL). Servers: {2}.",
+            self.separator,
+            servers.first().copied().unwrap_or("server"),
+            servers.join(", ")
+        )
+    }
+}
+
+/// Flat mode for one agent session.
+pub(crate) struct FlatServing {
+    spec: Arc<FlatSpec>,
+    started: tokio::sync::OnceCell<()>,
+    /// Names that break the MCP guidance are reported once.
+    warned: AtomicBool,
+}
+
+impl FlatServing {
+    pub(crate) fn new(spec: Arc<FlatSpec>) -> Self {
+        Self {
+            spec,
+            started: tokio::sync::OnceCell::new(),
+            warned: AtomicBool::new(false),
+        }
+    }
+
+    /// Starts every served server once, all at once, each bounded by its startup timeout;
+    /// waits for a start already under way.
+    pub(crate) async fn ready(&self, toolboxes: &Toolboxes) {
+        self.started.get_or_init(|| self.start(toolboxes)).await;
+    }
+
+    async fn start(&self, toolboxes: &Toolboxes) {
+        let served: Vec<_> = self
+            .spec
+            .toolboxes()
+            .into_iter()
+            .filter_map(|name| toolboxes.get(name))
+            .collect();
+        let opened = join_all(served.iter().map(|toolbox| toolboxes.open(toolbox))).await;
+        for conflicts in opened.into_iter().filter_map(Result::err) {
+            for conflict in conflicts {
+                tracing::warn!(%conflict, "an alias clashes with a tool name; calls by that name reach the tool");
+            }
+        }
+        for toolbox in &served {
+            for slot in &toolbox.servers {
+                if let ServerState::Failed(reason) = slot.state() {
+                    tracing::warn!(toolbox = %slot.toolbox, server = %slot.spec.name, %reason, "left out of tools/list until it starts; retrying in the background");
+                    retry(slot.clone(), toolboxes.agent().clone(), toolboxes);
+                }
+            }
+        }
+    }
+
+    /// The flat tool list: every tool of every served server that is not failed.
+    pub(crate) async fn tools(&self, toolboxes: &Toolboxes) -> Vec<Tool> {
+        self.ready(toolboxes).await;
+        let mut tools = Vec::new();
+        for (server, slot) in self.slots(toolboxes) {
+            for entry in slot.catalog.tools().iter() {
+                let shown = entry.alias.as_deref().unwrap_or(entry.name());
+                let mut tool = entry.tool.clone();
+                tool.name = names::join(server, &self.spec.separator, shown).into();
+                tool.title = entry.title.clone();
+                tool.description = entry.description.clone().map(Into::into);
+                tool.input_schema = completed(&tool.input_schema);
+                tools.push(tool);
+            }
+        }
+        self.warn_about_names(&tools);
+        tools
+    }
+
+    /// The served servers' slots that list tools now (a failed server is left out).
+    fn slots<'a>(
+        &'a self,
+        toolboxes: &'a Toolboxes,
+    ) -> impl Iterator<Item = (&'a str, &'a ServerSlot)> {
+        self.spec.servers.iter().filter_map(|(server, toolbox)| {
+            let slot = toolboxes.get(toolbox)?.server(server)?;
+            let failed = matches!(slot.state(), ServerState::Failed(_));
+            (!failed).then_some((server.as_str(), slot))
+        })
+    }
+
+    /// Calls the tool `name` names, with `parts` (a child's JSON-RPC errors pass unchanged).
+    pub(crate) async fn call(
+        &self,
+        toolboxes: &Toolboxes,
+        name: &str,
+        parts: CallParts<'_>,
+    ) -> CallAnswer {
+        self.ready(toolboxes).await;
+        let (server, tool) = match names::split(name, &self.spec.separator) {
+            Ok(parts) => parts,
+            Err(error) => return CallAnswer::Refused(error),
+        };
+        let found = self
+            .spec
+            .servers
+            .get_key_value(server)
+            .and_then(|(server, toolbox)| {
+                let slot = toolboxes.get(toolbox)?.server(server)?;
+                Some((toolbox, slot))
+            });
+        let Some((toolbox, slot)) = found else {
+            return CallAnswer::Refused(self.not_found(toolboxes, name));
+        };
+        let target = Target {
+            toolbox,
+            server,
+            slot,
+            name: tool,
+        };
+        match forward::call(toolboxes, target, parts).await {
+            Err(CallFailure::Tool(ToolError::ToolUnknown { .. })) => {
+                CallAnswer::Refused(self.not_found(toolboxes, name))
+            }
+            outcome => outcome.into(),
+        }
+    }
+
+    fn not_found(&self, toolboxes: &Toolboxes, name: &str) -> rmcp::model::ErrorData {
+        let listed: Vec<String> = self
+            .slots(toolboxes)
+            .flat_map(|(server, slot)| {
+                slot.catalog
+                    .tools()
+                    .iter()
+                    .map(|entry| {
+                        let shown = entry.alias.as_deref().unwrap_or(entry.name());
+                        names::join(server, &self.spec.separator, shown)
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        names::not_found(name, listed.iter().map(String::as_str))
+    }
+
+    fn warn_about_names(&self, tools: &[Tool]) {
+        let breaking: Vec<&str> = tools
+            .iter()
+            .map(|tool| tool.name.as_ref())
+            .filter(|name| !names::follows_guidance(name))
+            .collect();
+        if breaking.is_empty() || self.warned.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let examples: Vec<&str> = breaking.iter().take(3).copied().collect();
+        tracing::warn!(
+            count = breaking.len(),
+            examples = %examples.join(", "),
+            "tool names outside the MCP guidance (1 to 128 of A-Z a-z 0-9 _ - .); clients that check names may refuse them: pick another --separator, e.g. __"
+        );
+    }
+}
+
+/// `schema` as a tool's input schema must be: an object schema. Only a schema without a
+/// `type` (such as `{}`, which strict clients refuse) is completed; any other is sent as written.
+fn completed(schema: &Arc<JsonObject>) -> Arc<JsonObject> {
+    if schema.contains_key("type") {
+        return schema.clone();
+    }
+    let mut schema = (**schema).clone();
+    schema.insert("type".into(), Value::String("object".into()));
+    Arc::new(schema)
+}
+
+/// Starts `slot` again whenever its backoff allows, until it starts (then the agent hears that
+/// the tool list changed) or the session ends.
+fn retry(slot: Arc<ServerSlot>, agent: Arc<AgentLink>, toolboxes: &Toolboxes) {
+    let stop = toolboxes.stopping();
+    tokio::spawn(async move {
+        loop {
+            // At least a second between attempts, however the backoff counts.
+            let wait = slot.start_wait().max(std::time::Duration::from_secs(1));
+            tokio::select! {
+                () = stop.cancelled() => return,
+                () = tokio::time::sleep(wait) => {}
+            }
+            if slot.live().is_some() || slot.ensure().await.is_ok() {
+                tracing::info!(toolbox = %slot.toolbox, server = %slot.spec.name, "started; its tools are listed again");
+                agent.tool_list_changed().await;
+                return;
+            }
+        }
+    });
+}

@@ -1,0 +1,438 @@
+//! Flat mode (`serve --flat`), driven by an rmcp client: every child's tool listed as
+//! `server:tool`, routed by that name, seed 000's errors byte for byte, a child's own JSON-RPC
+//! error passed on unchanged, a failed server left out and announced when it comes back, a
+//! child's list change announced; and plain `mcpServers` files (Claude Desktop's shape).
+
+use std::{
+    path::Path,
+    process::Stdio,
+    sync::{
+        Arc,
+        atomic::{AtomicUsize, Ordering},
+    },
+};
+
+use rmcp::{
+    ClientHandler, RoleClient, ServiceExt,
+    model::{CallToolRequestParams, CallToolResult, ClientConfig, ErrorData, Tool},
+    service::{NotificationContext, RunningService},
+};
+use serde_json::{Value, json};
+
+use crate::harness::{
+    DEADLINE, config, eventually, fixture, fixture_bin, text, toolshelf_bin, write_config,
+};
+
+/// A client that counts `notifications/tools/list_changed`.
+#[derive(Clone, Default)]
+struct Counting(Arc<AtomicUsize>);
+
+impl ClientHandler for Counting {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::default()
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+struct Flat {
+    client: RunningService<RoleClient, Counting>,
+    changes: Arc<AtomicUsize>,
+    _process: tokio::process::Child,
+}
+
+/// `toolshelf serve --flat ARGS` on the config at `path`, initialized.
+async fn serve_flat(path: &Path, args: &[&str]) -> Flat {
+    serve_flat_logged(path, args, Stdio::null()).await
+}
+
+/// As `serve_flat`, toolshelf's log going to `stderr`.
+async fn serve_flat_logged(path: &Path, args: &[&str], stderr: Stdio) -> Flat {
+    let mut process = tokio::process::Command::new(toolshelf_bin())
+        .args(["serve", "--flat", "--config"])
+        .arg(path)
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn toolshelf");
+    let stdin = process.stdin.take().expect("stdin");
+    let stdout = process.stdout.take().expect("stdout");
+    let counting = Counting::default();
+    let changes = counting.0.clone();
+    let client = tokio::time::timeout(DEADLINE, counting.serve((stdout, stdin)))
+        .await
+        .expect("initialize in time")
+        .expect("initialize");
+    Flat {
+        client,
+        changes,
+        _process: process,
+    }
+}
+
+impl Flat {
+    async fn tools(&self) -> Vec<Tool> {
+        tokio::time::timeout(DEADLINE, self.client.list_all_tools())
+            .await
+            .expect("tools/list in time")
+            .expect("tools/list")
+    }
+
+    async fn names(&self) -> Vec<String> {
+        self.tools()
+            .await
+            .into_iter()
+            .map(|tool| tool.name.to_string())
+            .collect()
+    }
+
+    async fn call(&self, name: &str, arguments: Value) -> Result<CallToolResult, ErrorData> {
+        let Value::Object(arguments) = arguments else {
+            panic!("arguments must be an object");
+        };
+        let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        match tokio::time::timeout(DEADLINE, self.client.call_tool(params))
+            .await
+            .expect("an answer in time")
+        {
+            Ok(result) => Ok(result),
+            Err(rmcp::ServiceError::McpError(error)) => Err(error),
+            Err(other) => panic!("not a JSON-RPC answer: {other}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn flat_mode_lists_routes_and_answers_with_seed_000s_errors() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let extra = dir.path().join("extra-tools");
+    std::fs::write(&extra, "first_extra\n").expect("write");
+    let mark = dir.path().join("refuse");
+    std::fs::write(&mark, "").expect("write");
+    let extra_arg = extra.to_str().expect("utf-8");
+    let mark_arg = mark.to_str().expect("utf-8");
+    let config = config(&[
+        (
+            "one",
+            "One",
+            json!({ "fs": fixture(&["--extra-tools-file", extra_arg]) }),
+        ),
+        (
+            "two",
+            "Two",
+            json!({
+                "db": fixture(&[]),
+                "late": fixture(&["--fail-if-exists", mark_arg]),
+            }),
+        ),
+    ]);
+    let (_config_dir, path) = write_config(&config);
+    let flat = serve_flat(&path, &[]).await;
+
+    // Every tool of every started server, under its server's name; the failed one left out.
+    let tools = flat.tools().await;
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
+    assert!(names.contains(&"fs:echo"), "{names:?}");
+    assert!(names.contains(&"db:echo"), "{names:?}");
+    assert!(
+        !names.iter().any(|name| name.starts_with("late:")),
+        "{names:?}"
+    );
+    // The child's schema as it wrote it; a `{}` one completed to an object schema.
+    let echo = tools
+        .iter()
+        .find(|tool| tool.name == "fs:echo")
+        .expect("fs:echo");
+    assert_eq!(
+        Value::Object((*echo.input_schema).clone()),
+        json!({"type": "object", "properties": {"message": {"type": "string"}}})
+    );
+    let structured = tools
+        .iter()
+        .find(|tool| tool.name == "db:structured")
+        .expect("structured");
+    assert_eq!(structured.title.as_deref(), Some("Structured answer"));
+    assert!(structured.output_schema.is_some());
+    let extra_tool = tools
+        .iter()
+        .find(|tool| tool.name == "fs:first_extra")
+        .expect("extra");
+    assert_eq!(
+        Value::Object((*extra_tool.input_schema).clone()),
+        json!({"type": "object"})
+    );
+
+    // Routed to the server the name names, with the tool's own name.
+    let echoed = flat
+        .call("db:echo", json!({"message": "hi"}))
+        .await
+        .expect("a result");
+    assert!(
+        text(&echoed).contains("\"message\":\"hi\""),
+        "{}",
+        text(&echoed)
+    );
+
+    // Seed 000's errors, byte for byte.
+    let mut errors = serde_json::Map::new();
+    for name in [
+        "echo",
+        ":echo",
+        "fs:",
+        "fss:echo",
+        "fs:ehco",
+        "nothing:alike",
+    ] {
+        let error = flat.call(name, json!({})).await.expect_err(name);
+        errors.insert(
+            name.into(),
+            json!({"code": error.code.0, "message": error.message}),
+        );
+    }
+    insta::assert_json_snapshot!("seed_000_errors", errors);
+
+    // A child's JSON-RPC error comes back as the child wrote it (seed 002).
+    let direct = crate::harness::RawClient::spawn(
+        tokio::process::Command::new(fixture_bin()),
+        None,
+        "2025-06-18",
+    );
+    let mut direct = direct.await;
+    let (_, theirs) = direct
+        .request(
+            1,
+            "tools/call",
+            json!({"name": "protocol_error", "arguments": {}}),
+        )
+        .await;
+    let ours = flat
+        .call("fs:protocol_error", json!({}))
+        .await
+        .expect_err("the child's error");
+    assert_eq!(
+        json!({"code": ours.code.0, "message": ours.message, "data": ours.data}),
+        json!({"code": theirs["error"]["code"], "message": theirs["error"]["message"], "data": theirs["error"].get("data")})
+    );
+    // toolshelf's own failure is a tool result naming the tool, its server and its toolbox.
+    let crashed = flat.call("fs:crash", json!({})).await.expect("a result");
+    assert_eq!(crashed.is_error, Some(true));
+    let said = text(&crashed);
+    assert!(
+        said.contains("crash") && said.contains("fs") && said.contains("one"),
+        "{said}"
+    );
+
+    // The failed server is retried in the background; the agent hears when it is back.
+    let before = flat.changes.load(Ordering::SeqCst);
+    std::fs::remove_file(&mark).expect("remove the mark");
+    eventually("the late server is announced", || async {
+        (flat.changes.load(Ordering::SeqCst) > before).then_some(())
+    })
+    .await;
+    assert!(flat.names().await.contains(&"late:echo".to_owned()));
+    let late = flat.call("late:pid", json!({})).await.expect("a result");
+    assert_ne!(late.is_error, Some(true), "{}", text(&late));
+
+    // A child's own list change reaches the agent, and the list follows it.
+    let before = flat.changes.load(Ordering::SeqCst);
+    std::fs::write(&extra, "first_extra\nsecond_extra\n").expect("write");
+    flat.call("fs:notify_list_changed", json!({}))
+        .await
+        .expect("a result");
+    eventually("the list change is passed on", || async {
+        (flat.changes.load(Ordering::SeqCst) > before).then_some(())
+    })
+    .await;
+    let names = eventually("the new tool is listed", || async {
+        let names = flat.names().await;
+        names
+            .contains(&"fs:second_extra".to_owned())
+            .then_some(names)
+    })
+    .await;
+    assert!(names.contains(&"fs:first_extra".to_owned()));
+}
+
+#[tokio::test]
+async fn a_separator_and_chosen_toolboxes() {
+    let config = config(&[
+        ("one", "One", json!({ "fs": fixture(&[]) })),
+        ("two", "Two", json!({ "db": fixture(&[]) })),
+    ]);
+    let (_dir, path) = write_config(&config);
+    let flat = serve_flat(&path, &["--separator", "__", "--toolbox", "two"]).await;
+    let names = flat.names().await;
+    assert!(names.contains(&"db__echo".to_owned()), "{names:?}");
+    assert!(
+        !names.iter().any(|name| name.starts_with("fs")),
+        "{names:?}"
+    );
+    let echoed = flat
+        .call("db__echo", json!({"message": "x"}))
+        .await
+        .expect("a result");
+    assert!(text(&echoed).contains("\"message\":\"x\""));
+    let error = flat
+        .call("db:echo", json!({}))
+        .await
+        .expect_err("no separator");
+    assert_eq!(
+        error.message,
+        "Tool name must be prefixed with server key: db:echo"
+    );
+}
+
+/// Runs `toolshelf ARGS` to its end; returns (exit code, stderr).
+async fn run(args: &[&str], path: &Path) -> (Option<i32>, String) {
+    let output = tokio::process::Command::new(toolshelf_bin())
+        .args(args)
+        .arg("--config")
+        .arg(path)
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .output();
+    let output = tokio::time::timeout(DEADLINE, output)
+        .await
+        .expect("toolshelf ends in time")
+        .expect("run toolshelf");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[tokio::test]
+async fn what_flat_mode_cannot_serve_is_refused_at_start() {
+    let clash = config(&[
+        ("one", "One", json!({ "fs": fixture(&[]) })),
+        ("two", "Two", json!({ "fs": fixture(&[]) })),
+    ]);
+    let (_dir, path) = write_config(&clash);
+    let (code, stderr) = run(&["serve", "--flat"], &path).await;
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("toolboxes.one.mcpServers.fs and toolboxes.two.mcpServers.fs")
+            && stderr.contains("--toolbox"),
+        "{stderr}"
+    );
+    // Serving one of the two is fine; an unknown toolbox is not.
+    let (code, stderr) = run(&["serve", "--flat", "--toolbox", "three"], &path).await;
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--toolbox three") && stderr.contains("one, two"),
+        "{stderr}"
+    );
+    let underscore = config(&[("one", "One", json!({ "my_fs": fixture(&[]) }))]);
+    let (_dir, path) = write_config(&underscore);
+    let (code, stderr) = run(&["serve", "--flat", "--separator", "_"], &path).await;
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("contains the separator"), "{stderr}");
+}
+
+#[tokio::test]
+async fn a_claude_desktop_file_is_served_as_it_is() {
+    let file = json!({
+        "globalShortcut": "Ctrl+Space",
+        "mcpServers": {
+            "fs": { "command": fixture_bin(), "args": [], "autoApprove": ["echo"] },
+            "off": { "command": "no-such-program", "disabled": true },
+        },
+    });
+    let (dir, path) = write_config(&file);
+    let log = dir.path().join("stderr");
+    let stderr = std::fs::File::create(&log).expect("log file");
+    let flat = serve_flat_logged(&path, &[], stderr.into()).await;
+    let names = flat.names().await;
+    assert!(names.contains(&"fs:echo".to_owned()), "{names:?}");
+    assert!(
+        !names.iter().any(|name| name.starts_with("off:")),
+        "{names:?}"
+    );
+    let said = std::fs::read_to_string(&log).expect("log");
+    for key in [
+        "globalShortcut",
+        "mcpServers.fs.autoApprove",
+        "mcpServers.off",
+    ] {
+        assert!(said.contains(key), "{key} is not named: {said}");
+    }
+    drop(flat);
+
+    // Toolbox mode reads the same file as one toolbox, `default`.
+    let shelf = crate::harness::start_at(dir, &path, &[]).await;
+    let opened = shelf.open("default").await;
+    assert_ne!(opened.is_error, Some(true), "{}", text(&opened));
+    let echoed = shelf
+        .use_tool("default", "fs", "echo", json!({"message": "m"}))
+        .await;
+    assert!(text(&echoed).contains("\"message\":\"m\""));
+
+    // A key no client is known to write is an error, named with its place.
+    let unknown = json!({ "mcpServers": { "fs": { "command": fixture_bin() } }, "theme": "dark" });
+    let (_dir, path) = write_config(&unknown);
+    let (code, stderr) = run(&["serve", "--flat"], &path).await;
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("theme: toolshelf does not know this key"),
+        "{stderr}"
+    );
+}
+
+#[tokio::test]
+async fn the_python_sdk_lists_and_calls_in_flat_mode() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let extra = dir.path().join("extra-tools");
+    // The fixture lists these with an input schema of `{}`, which the SDK refuses as it is.
+    std::fs::write(&extra, "empty_extra\n").expect("write");
+    let config = config(&[
+        (
+            "dev",
+            "Development",
+            json!({ "fx": fixture(&["--extra-tools-file", extra.to_str().expect("utf-8")]) }),
+        ),
+        (
+            "demo",
+            "The MCP reference server",
+            json!({ "everything": crate::harness::npm_server("mcp-server-everything", &["stdio"]) }),
+        ),
+    ]);
+    let (_config_dir, path) = write_config(&config);
+    let args = vec![
+        "--".into(),
+        toolshelf_bin().into(),
+        "serve".into(),
+        "--flat".into(),
+        "--config".into(),
+        path.into_os_string(),
+    ];
+    let seen = crate::clients::python_client("flat_client.py", args).await;
+    assert_eq!(seen["list_changed"], json!(true), "{seen}");
+    let tools: Vec<&str> = seen["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        tools.contains(&"fx:echo") && tools.contains(&"everything:echo"),
+        "{tools:?}"
+    );
+    assert_eq!(seen["schemas"]["fx:empty_extra"], json!({"type": "object"}));
+    assert!(
+        seen["fixture_echo"]
+            .as_str()
+            .is_some_and(|text| text.contains("flat")),
+        "{seen}"
+    );
+    assert_eq!(seen["everything_echo"], json!("Echo: flat"));
+    assert_eq!(
+        seen["unrouted"],
+        json!({"code": -32602, "message": "Tool name must be prefixed with server key: echo"})
+    );
+}
