@@ -114,7 +114,7 @@ impl AgentCalls {
             .map(RawValue::to_owned);
         let shelf = self.shelf.clone();
         let with_result_type = self.protocol == Protocol::ResultType;
-        let progress_out = ProgressOut::Lines(self.out.clone());
+        let progress_out = Some(ProgressOut::Lines(self.out.clone()));
         if params.name != USE_TOOL || shelf.is_flat() {
             // Flat mode: the name is a child's tool, the arguments are its own.
             let name = params.name.into_owned();

@@ -23,7 +23,8 @@ use rmcp::{
     model::{
         ClientCapabilities, ClientResult, CreateMessageResult, CustomNotification, ElicitResult,
         ErrorCode, GetMeta, InputRequest, ListRootsResult, LoggingLevel,
-        LoggingMessageNotificationParam, ServerNotification, ServerRequest,
+        LoggingMessageNotificationParam, ResourceUpdatedNotificationParam, ServerNotification,
+        ServerRequest,
     },
     service::{PeerRequestOptions, ServiceError},
 };
@@ -50,6 +51,8 @@ pub(crate) struct AgentLink {
     /// The session lists the children's tools (flat mode), so it hears when they change;
     /// toolbox mode's two tools never do.
     lists_children: AtomicBool,
+    /// The resource URIs the agent subscribed to: their updates reach it.
+    subscriptions: Mutex<std::collections::HashSet<String>>,
 }
 
 /// A request a child relays to the agent.
@@ -289,6 +292,46 @@ impl AgentLink {
             && let Err(error) = peer.notify_tool_list_changed().await
         {
             tracing::debug!(%error, "the tool list change did not reach the MCP client");
+        }
+    }
+
+    /// The agent subscribed to `uri` (or unsubscribed, for `false`).
+    pub(crate) fn subscribe(&self, uri: &str, subscribed: bool) {
+        let mut subscriptions = self
+            .subscriptions
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        if subscribed {
+            subscriptions.insert(uri.to_owned());
+        } else {
+            subscriptions.remove(uri);
+        }
+    }
+
+    /// A child's resource changed: the agent hears so if it subscribed to it.
+    pub(crate) async fn resource_updated(&self, params: ResourceUpdatedNotificationParam) {
+        let subscribed = self
+            .subscriptions
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .contains(&params.uri);
+        if let (true, Some(peer)) = (subscribed, self.peer.get())
+            && let Err(error) = peer.notify_resource_updated(params).await
+        {
+            tracing::debug!(%error, "a resource update did not reach the MCP client");
+        }
+    }
+
+    /// A child's prompts or resources changed: the agent, which sees them, hears so.
+    pub(crate) async fn offers_changed(&self, prompts: bool) {
+        let Some(peer) = self.peer.get() else { return };
+        let sent = if prompts {
+            peer.notify_prompt_list_changed().await
+        } else {
+            peer.notify_resource_list_changed().await
+        };
+        if let Err(error) = sent {
+            tracing::debug!(%error, "a list change did not reach the MCP client");
         }
     }
 

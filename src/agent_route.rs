@@ -15,7 +15,7 @@ use rmcp::{
     ErrorData as McpError,
     model::{
         ClientCapabilities, ClientResult, LoggingLevel, LoggingMessageNotificationParam,
-        RootsCapabilities, ServerRequest,
+        ResourceUpdatedNotificationParam, RootsCapabilities, ServerRequest,
     },
 };
 use serde_json::Value;
@@ -157,6 +157,28 @@ impl AgentRoute {
                     session.tool_list_changed().await;
                 }
             }
+        }
+    }
+
+    /// A child's resource changed: the sessions that subscribed to it hear so.
+    pub(crate) async fn resource_updated(&self, params: ResourceUpdatedNotificationParam) {
+        for session in self.sessions() {
+            session.resource_updated(params.clone()).await;
+        }
+    }
+
+    /// A child's prompts (`true`) or resources changed: every session that may use it hears so.
+    pub(crate) async fn offers_changed(&self, prompts: bool) {
+        for session in self.sessions() {
+            session.offers_changed(prompts).await;
+        }
+    }
+
+    /// The sessions that may use the child.
+    fn sessions(&self) -> Vec<Arc<AgentLink>> {
+        match self {
+            AgentRoute::Own(agent) => vec![agent.clone()],
+            AgentRoute::Shared(shared) => shared.live(),
         }
     }
 

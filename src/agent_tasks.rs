@@ -43,9 +43,6 @@ pub(crate) const STATUS_NOTIFICATION: &str = "notifications/tasks/status";
 /// The `_meta` key that ties a message to a task.
 pub(crate) const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
-/// The most pages of a child's `tasks/list` read for one answer.
-const MAX_LIST_PAGES: usize = 100;
-
 /// A `use_tool` call that may run as a task, and the session's table its handle goes into.
 #[derive(Clone, Copy)]
 pub(crate) struct TaskRequest<'a> {
@@ -455,34 +452,11 @@ impl Routes {
 
 /// Every task of the child behind `route`, page by page.
 async fn list_child(route: &Route, cancel: &CancellationToken) -> Result<Vec<Value>, ErrorData> {
-    let mut tasks = Vec::new();
-    let mut cursor: Option<String> = None;
-    for _ in 0..MAX_LIST_PAGES {
-        let params = match &cursor {
-            Some(cursor) => serde_json::json!({ "cursor": cursor }),
-            None => serde_json::json!({}),
-        };
-        let page = route
-            .child
-            .request(
-                "tasks/list",
-                &params,
-                Some(route.child.spec.call_timeout),
-                cancel,
-            )
-            .await
-            .map_err(|error| failed(Method::List, None, route, error))?;
-        let page: Value =
-            serde_json::from_str(page.get()).map_err(|_| unreadable(Method::List, route))?;
-        if let Some(listed) = page.get("tasks").and_then(Value::as_array) {
-            tasks.extend(listed.iter().cloned());
-        }
-        match page.get("nextCursor").and_then(Value::as_str) {
-            Some(next) if !next.is_empty() => cursor = Some(next.to_owned()),
-            _ => break,
-        }
-    }
-    Ok(tasks)
+    route
+        .child
+        .list_all("tasks/list", "tasks", cancel)
+        .await
+        .map_err(|error| failed(Method::List, None, route, error))
 }
 
 /// A child's answer that the tasks extension cannot show the agent.

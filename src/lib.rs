@@ -42,6 +42,7 @@ mod json_lines;
 mod meta_tools;
 mod metrics;
 pub mod oauth;
+mod offers;
 mod schema_check;
 pub mod server;
 mod suggest;

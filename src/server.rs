@@ -13,9 +13,13 @@ use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler, ServiceExt,
     model::{
         CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities,
+        CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
         GetTaskParams, GetTaskResult, Implementation, InitializeRequestParams, InitializeResult,
-        JsonObject, ListToolsResult, LoggingLevel, PaginatedRequestParams, ProtocolVersion,
-        ServerCapabilities, ServerConfig, SetLevelRequestParams, UpdateTaskParams,
+        JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+        ListToolsResult, LoggingLevel, PaginatedRequestParams, PromptsCapability, ProtocolVersion,
+        ReadResourceRequestParams, ReadResourceResponse, ResourcesCapability, ServerCapabilities,
+        ServerConfig, SetLevelRequestParams, SubscribeRequestParams, UnsubscribeRequestParams,
+        UpdateTaskParams,
     },
     service::{NotificationContext, RequestContext, ServerInitializeError},
 };
@@ -32,11 +36,12 @@ use crate::{
     call_meta::CallMeta,
     children::{CurrentToken, PeerProgress, ProgressOut, ProgressTarget},
     config::Config,
-    flat::{FlatServing, FlatSpec},
+    flat::{DEFAULT_SEPARATOR, FlatServing, FlatSpec},
     forward::{CallAnswer, CallParts, ChildErrors},
     json_lines::LineWriter,
     meta_tools::{MetaTools, OPEN_TOOLBOX, USE_TOOL, UseToolInput},
-    toolboxes::{SharedServers, Toolboxes},
+    offers::{self, ResourceRoutes},
+    toolboxes::{ServerSlot, SharedServers, Toolboxes},
 };
 
 /// The server handler; cheap to clone.
@@ -50,6 +55,8 @@ struct Inner {
     meta: Arc<MetaTools>,
     /// Flat mode: the children's tools listed and called by `server:tool` names.
     flat: Option<FlatServing>,
+    /// Which server each resource URI the agent was shown belongs to.
+    resources: ResourceRoutes,
     info: Arc<ServerConfig>,
     /// The agent's session as the children see it, with the tasks it started.
     agent: Arc<AgentLink>,
@@ -70,11 +77,21 @@ impl Surface {
         let meta = MetaTools::new(config);
         // Logging: children's log messages are passed on, and the agent's level reaches them.
         // Tasks (the 2026-07-28 extension): a child's task reaches the agent as one.
+        // Prompts, resources and completions: the children's, passed on. Any configured server
+        // may have them, and which do is known only once they run.
         let mut capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_logging()
             .enable_tasks()
+            .enable_completions()
             .build();
+        let mut prompts = PromptsCapability::default();
+        prompts.list_changed = Some(true);
+        capabilities.prompts = Some(prompts);
+        let mut resources = ResourcesCapability::default();
+        resources.subscribe = Some(true);
+        resources.list_changed = Some(true);
+        capabilities.resources = Some(resources);
         let instructions = match &flat {
             Some(flat) => {
                 // The list is the children's: it changes when theirs do.
@@ -121,6 +138,7 @@ impl Toolshelf {
                 toolboxes: Toolboxes::new(config, agent.clone(), shared),
                 meta: surface.meta.clone(),
                 flat,
+                resources: ResourceRoutes::default(),
                 info: surface.info.clone(),
                 agent,
             }),
@@ -146,14 +164,18 @@ impl Toolshelf {
         cancel: &CancellationToken,
         meta: CallMeta,
         task: Option<TaskAsk<'_>>,
-        out: ProgressOut,
+        out: Option<ProgressOut>,
     ) -> Option<CallAnswer> {
         let inner = &self.inner;
         let flat = inner.flat.as_ref()?;
-        let progress = meta.progress.clone().map(|token| ProgressTarget {
-            out,
-            token: CurrentToken::new(Some(token)),
-        });
+        let progress = meta
+            .progress
+            .clone()
+            .zip(out)
+            .map(|(token, out)| ProgressTarget {
+                out,
+                token: CurrentToken::new(Some(token)),
+            });
         let parts = CallParts {
             arguments,
             cancel,
@@ -166,6 +188,35 @@ impl Toolshelf {
             child_errors: ChildErrors::All,
         };
         Some(flat.call(&inner.toolboxes, name, parts).await)
+    }
+
+    /// The servers whose prompts and resources the agent sees, and the separator of their
+    /// prompts' names: in flat mode the served servers, else those of the open toolboxes.
+    async fn offering_servers(&self) -> (Vec<Arc<ServerSlot>>, &str) {
+        let inner = &self.inner;
+        match &inner.flat {
+            Some(flat) => (flat.servers(&inner.toolboxes).await, flat.separator()),
+            None => {
+                let open = inner
+                    .toolboxes
+                    .all()
+                    .filter(|toolbox| toolbox.is_open())
+                    .flat_map(|toolbox| toolbox.servers.iter().cloned());
+                (open.collect(), DEFAULT_SEPARATOR)
+            }
+        }
+    }
+
+    /// Where a call's progress goes on rmcp's path: through the request's peer, if the call
+    /// has a progress token (a call without one needs no forwarding task).
+    fn progress_for(
+        &self,
+        meta: &CallMeta,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<PeerProgress> {
+        meta.progress
+            .is_some()
+            .then(|| PeerProgress::start(context.peer.clone()))
     }
 
     /// Flat mode: starts the children now that the agent is initialized (they are told its
@@ -192,7 +243,7 @@ impl Toolshelf {
         cancel: &CancellationToken,
         meta: CallMeta,
         task: Option<TaskAsk<'_>>,
-        out: ProgressOut,
+        out: Option<ProgressOut>,
     ) -> CallAnswer {
         let token = meta
             .progress
@@ -210,10 +261,12 @@ impl Toolshelf {
         meta: CallMeta,
         task: Option<TaskAsk<'_>>,
         token: Option<CurrentToken>,
-        out: ProgressOut,
+        out: Option<ProgressOut>,
     ) -> CallAnswer {
         let inner = &self.inner;
-        let progress = token.map(|token| ProgressTarget { out, token });
+        let progress = token
+            .zip(out)
+            .map(|(token, out)| ProgressTarget { out, token });
         let task = task.map(|ask| TaskRequest {
             ask,
             tasks: inner.agent.tasks(),
@@ -271,7 +324,7 @@ impl Toolshelf {
                     token,
                     move |stop| async move {
                         shelf
-                            .use_tool_with(arguments, &stop, meta, ask, Some(call_token), out)
+                            .use_tool_with(arguments, &stop, meta, ask, Some(call_token), Some(out))
                             .await
                     },
                 )
@@ -399,6 +452,97 @@ impl ServerHandler for Toolshelf {
             .update(&request.task_id, request.input_responses)
     }
 
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        let (servers, separator) = self.offering_servers().await;
+        let prompts = offers::list_prompts(&servers, separator, &context.ct).await;
+        Ok(ListPromptsResult::with_all_items(prompts))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        let (servers, separator) = self.offering_servers().await;
+        offers::get_prompt(&servers, separator, request, &context.ct)
+            .await
+            .map(GetPromptResponse::Complete)
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let (servers, _) = self.offering_servers().await;
+        let resources = self.inner.resources.list(&servers, &context.ct).await;
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        let (servers, _) = self.offering_servers().await;
+        let templates = self.inner.resources.templates(&servers, &context.ct).await;
+        Ok(ListResourceTemplatesResult::with_all_items(templates))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let (servers, _) = self.offering_servers().await;
+        self.inner
+            .resources
+            .read(&servers, &request.uri, &context.ct)
+            .await
+            .map(ReadResourceResponse::Complete)
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let (servers, _) = self.offering_servers().await;
+        let routes = &self.inner.resources;
+        routes
+            .subscription(&servers, "resources/subscribe", &request.uri, &context.ct)
+            .await?;
+        self.inner.agent.subscribe(&request.uri, true);
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.inner.agent.subscribe(&request.uri, false);
+        let (servers, _) = self.offering_servers().await;
+        let routes = &self.inner.resources;
+        routes
+            .subscription(&servers, "resources/unsubscribe", &request.uri, &context.ct)
+            .await
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        let (servers, separator) = self.offering_servers().await;
+        let routes = &self.inner.resources;
+        offers::complete(&servers, separator, routes, request, &context.ct).await
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -435,8 +579,8 @@ impl ServerHandler for Toolshelf {
                 .map(|arguments| serde_json::value::to_raw_value(&arguments))
                 .transpose()
                 .map_err(|error| McpError::invalid_params(error.to_string(), None))?;
-            let progress = PeerProgress::start(context.peer.clone());
-            let out = ProgressOut::Peer(progress.clone());
+            let progress = self.progress_for(&meta, &context);
+            let out = progress.clone().map(ProgressOut::Peer);
             let answer = self
                 .call_flat(
                     &request.name,
@@ -447,7 +591,9 @@ impl ServerHandler for Toolshelf {
                     out,
                 )
                 .await;
-            progress.flush().await;
+            if let Some(progress) = progress {
+                progress.flush().await;
+            }
             let Some(answer) = answer else {
                 return Err(McpError::internal_error("flat mode is off", None));
             };
@@ -479,10 +625,12 @@ impl ServerHandler for Toolshelf {
                     }
                 } else {
                     let input = UseToolInput::from_object(request.arguments.unwrap_or_default());
-                    let progress = PeerProgress::start(context.peer.clone());
-                    let out = ProgressOut::Peer(progress.clone());
+                    let progress = self.progress_for(&meta, &context);
+                    let out = progress.clone().map(ProgressOut::Peer);
                     let answer = self.use_tool(input, &context.ct, meta, ask, out).await;
-                    progress.flush().await;
+                    if let Some(progress) = progress {
+                        progress.flush().await;
+                    }
                     answer
                 };
                 if let CallAnswer::Forwarded(result) = &answer

@@ -42,6 +42,9 @@ use crate::{
     json_lines::LineWriter,
 };
 
+/// The most pages of one list read from a child.
+const MAX_LIST_PAGES: usize = 100;
+
 /// The most `input_required` rounds one call goes through (as the MCP SDKs' drivers).
 const MAX_INPUT_ROUNDS: usize = 10;
 
@@ -116,6 +119,8 @@ pub(crate) enum CallError {
         "toolshelf could not encode the request for the server ({0}); this is a toolshelf bug, please report it with the arguments"
     )]
     Unencodable(String),
+    #[error("the server's answer to {method} does not follow the MCP schema: {error}")]
+    Unreadable { method: &'static str, error: String },
 }
 
 /// A child's JSON-RPC error, from its members as the child wrote them.
@@ -148,7 +153,8 @@ impl CallError {
             CallError::Protocol { .. }
             | CallError::Unanswered { .. }
             | CallError::NotAToolResult(_)
-            | CallError::Unencodable(_) => DownstreamKind::ChildError,
+            | CallError::Unencodable(_)
+            | CallError::Unreadable { .. } => DownstreamKind::ChildError,
             CallError::Timeout { .. } => DownstreamKind::Timeout,
             CallError::Died { .. } => DownstreamKind::ServerUnavailable,
             CallError::TooLarge => DownstreamKind::ResultTooLarge,
@@ -369,6 +375,52 @@ impl Child {
         if let Err(error) = self.peer.notify_roots_list_changed().await {
             tracing::debug!(server = %self.spec.name, %error, "roots change not passed on");
         }
+    }
+
+    /// What the child declared it serves (tools, prompts, resources, completions…).
+    pub(crate) fn capabilities(&self) -> Option<rmcp::model::ServerCapabilities> {
+        self.peer.peer_info().map(|info| info.capabilities.clone())
+    }
+
+    /// Every page of the child's answer to list request `method` (`prompts/list`,
+    /// `resources/list`, `resources/templates/list`, `tasks/list`): the items under `key`, each
+    /// page bounded by the call timeout.
+    pub(crate) async fn list_all(
+        &self,
+        method: &'static str,
+        key: &str,
+        cancel: &CancellationToken,
+    ) -> Result<Vec<serde_json::Value>, CallError> {
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_LIST_PAGES {
+            let params = match &cursor {
+                Some(cursor) => serde_json::json!({ "cursor": cursor }),
+                None => serde_json::json!({}),
+            };
+            let page = self
+                .request(method, params, Some(self.spec.call_timeout), cancel)
+                .await?;
+            let mut page: serde_json::Value =
+                serde_json::from_str(page.get()).map_err(|error| CallError::Unreadable {
+                    method,
+                    error: error.to_string(),
+                })?;
+            if let Some(serde_json::Value::Array(found)) =
+                page.get_mut(key).map(serde_json::Value::take)
+            {
+                items.extend(found);
+            }
+            cursor = page
+                .get("nextCursor")
+                .and_then(serde_json::Value::as_str)
+                .filter(|next| !next.is_empty())
+                .map(str::to_owned);
+            if cursor.is_none() {
+                break;
+            }
+        }
+        Ok(items)
     }
 
     /// True once the child's process has ended or its connection is closed.

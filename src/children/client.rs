@@ -22,7 +22,7 @@ use rmcp::{
         CreateMessageResult, CustomNotification, ElicitRequest, ElicitRequestParams, ElicitResult,
         Implementation, InputRequiredResult, JsonObject, ListRootsRequest, ListRootsResult,
         LoggingLevel, LoggingMessageNotificationParam, MetaObject, ProtocolVersion,
-        RequestMetaObject, ServerRequest,
+        RequestMetaObject, ResourceUpdatedNotificationParam, ServerRequest,
     },
     service::{NotificationContext, RequestContext},
 };
@@ -209,6 +209,22 @@ impl ClientHandler for ChildClient {
             }
         };
         relist.instrument(self.span.clone()).await;
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.agent.resource_updated(params).await;
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.agent.offers_changed(false).await;
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.agent.offers_changed(true).await;
     }
 
     async fn create_message(

@@ -4,7 +4,7 @@
 //! agent's session is initialized; one that fails is left out of the list and retried in the
 //! background with the restart backoff, and the agent is told when the list changes.
 
-mod names;
+pub(crate) mod names;
 
 use std::sync::{
     Arc,
@@ -167,6 +167,28 @@ impl FlatServing {
         }
         self.warn_about_names(&tools);
         tools
+    }
+
+    /// The served servers that are not failed, once their start is over.
+    pub(crate) async fn servers(&self, toolboxes: &Toolboxes) -> Vec<Arc<ServerSlot>> {
+        self.ready(toolboxes).await;
+        self.spec
+            .servers
+            .iter()
+            .filter_map(|(server, toolbox)| {
+                let toolbox = toolboxes.get(toolbox)?;
+                toolbox
+                    .servers
+                    .iter()
+                    .find(|slot| &slot.spec.name == server)
+                    .cloned()
+            })
+            .filter(|slot| !matches!(slot.state(), ServerState::Failed(_)))
+            .collect()
+    }
+
+    pub(crate) fn separator(&self) -> &str {
+        &self.spec.separator
     }
 
     /// The served servers' slots that list tools now (a failed server is left out).

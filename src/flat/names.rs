@@ -10,7 +10,7 @@ pub const DEFAULT_SEPARATOR: &str = ":";
 const GUIDANCE_MAX_LEN: usize = 128;
 
 /// `server` and `tool` as one flat name.
-pub(super) fn join(server: &str, separator: &str, tool: &str) -> String {
+pub(crate) fn join(server: &str, separator: &str, tool: &str) -> String {
     let mut name = String::with_capacity(server.len() + separator.len() + tool.len());
     name.push_str(server);
     name.push_str(separator);
@@ -20,7 +20,7 @@ pub(super) fn join(server: &str, separator: &str, tool: &str) -> String {
 
 /// The server and tool parts of `name`, split on the first `separator` (the tool part may
 /// hold more of them), or seed 000's error.
-pub(super) fn split<'a>(name: &'a str, separator: &str) -> Result<(&'a str, &'a str), ErrorData> {
+pub(crate) fn split<'a>(name: &'a str, separator: &str) -> Result<(&'a str, &'a str), ErrorData> {
     let Some((server, tool)) = name.split_once(separator) else {
         return Err(ErrorData::invalid_params(
             format!("Tool name must be prefixed with server key: {name}"),

@@ -1,7 +1,12 @@
 //! Flat mode (`serve --flat`), driven by an rmcp client: every child's tool listed as
 //! `server:tool`, routed by that name, seed 000's errors byte for byte, a child's own JSON-RPC
 //! error passed on unchanged, a failed server left out and announced when it comes back, a
-//! child's list change announced; and plain `mcpServers` files (Claude Desktop's shape).
+//! child's list change announced; children's prompts and resources in both modes; and plain
+//! `mcpServers` files (Claude Desktop's shape).
+#![allow(
+    deprecated,
+    reason = "resources/subscribe is legacy-only in rmcp, and the revisions before 2026-07-28 have it"
+)]
 
 use std::{
     path::Path,
@@ -14,7 +19,11 @@ use std::{
 
 use rmcp::{
     ClientHandler, RoleClient, ServiceExt,
-    model::{CallToolRequestParams, CallToolResult, ClientConfig, ErrorData, Tool},
+    model::{
+        ArgumentInfo, CallToolRequestParams, CallToolResult, ClientConfig, CompleteRequestParams,
+        ErrorData, GetPromptRequestParams, ReadResourceRequestParams, Reference,
+        ResourceUpdatedNotificationParam, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
+    },
     service::{NotificationContext, RunningService},
 };
 use serde_json::{Value, json};
@@ -23,9 +32,9 @@ use crate::harness::{
     DEADLINE, config, eventually, fixture, fixture_bin, text, toolshelf_bin, write_config,
 };
 
-/// A client that counts `notifications/tools/list_changed`.
+/// A client that counts `notifications/tools/list_changed` and `notifications/resources/updated`.
 #[derive(Clone, Default)]
-struct Counting(Arc<AtomicUsize>);
+struct Counting(Arc<AtomicUsize>, Arc<AtomicUsize>);
 
 impl ClientHandler for Counting {
     fn get_info(&self) -> ClientConfig {
@@ -35,11 +44,20 @@ impl ClientHandler for Counting {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.0.fetch_add(1, Ordering::SeqCst);
     }
+
+    async fn on_resource_updated(
+        &self,
+        _params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.1.fetch_add(1, Ordering::SeqCst);
+    }
 }
 
 struct Flat {
     client: RunningService<RoleClient, Counting>,
     changes: Arc<AtomicUsize>,
+    updates: Arc<AtomicUsize>,
     _process: tokio::process::Child,
 }
 
@@ -50,10 +68,17 @@ async fn serve_flat(path: &Path, args: &[&str]) -> Flat {
 
 /// As `serve_flat`, toolshelf's log going to `stderr`.
 async fn serve_flat_logged(path: &Path, args: &[&str], stderr: Stdio) -> Flat {
-    let mut process = tokio::process::Command::new(toolshelf_bin())
+    let mut command = tokio::process::Command::new(toolshelf_bin());
+    command
         .args(["serve", "--flat", "--config"])
         .arg(path)
-        .args(args)
+        .args(args);
+    serve_command(command, stderr).await
+}
+
+/// Runs `command` (a `toolshelf serve`) and initializes a client that counts list changes.
+async fn serve_command(mut command: tokio::process::Command, stderr: Stdio) -> Flat {
+    let mut process = command
         .env("RUST_LOG", "warn")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -64,7 +89,7 @@ async fn serve_flat_logged(path: &Path, args: &[&str], stderr: Stdio) -> Flat {
     let stdin = process.stdin.take().expect("stdin");
     let stdout = process.stdout.take().expect("stdout");
     let counting = Counting::default();
-    let changes = counting.0.clone();
+    let (changes, updates) = (counting.0.clone(), counting.1.clone());
     let client = tokio::time::timeout(DEADLINE, counting.serve((stdout, stdin)))
         .await
         .expect("initialize in time")
@@ -72,6 +97,7 @@ async fn serve_flat_logged(path: &Path, args: &[&str], stderr: Stdio) -> Flat {
     Flat {
         client,
         changes,
+        updates,
         _process: process,
     }
 }
@@ -435,4 +461,177 @@ async fn the_python_sdk_lists_and_calls_in_flat_mode() {
         seen["unrouted"],
         json!({"code": -32602, "message": "Tool name must be prefixed with server key: echo"})
     );
+}
+
+/// `toolshelf serve ARGS` with server-everything as server `everything` of toolbox `demo`.
+async fn everything_shelf(args: &[&str]) -> (Flat, tempfile::TempDir) {
+    let config = config(&[(
+        "demo",
+        "The MCP reference server",
+        json!({ "everything": crate::harness::npm_server("mcp-server-everything", &["stdio"]) }),
+    )]);
+    let (dir, path) = write_config(&config);
+    let mut process = tokio::process::Command::new(toolshelf_bin());
+    process.args(["serve", "--config"]).arg(&path).args(args);
+    let flat = serve_command(process, Stdio::null()).await;
+    (flat, dir)
+}
+
+#[tokio::test]
+async fn prompts_and_resources_of_children_in_flat_mode() {
+    let (flat, _dir) = everything_shelf(&["--flat"]).await;
+    let client = &flat.client;
+
+    // Prompts, named as tools are.
+    let prompts = client.list_all_prompts().await.expect("prompts/list");
+    let names: Vec<&str> = prompts.iter().map(|prompt| prompt.name.as_str()).collect();
+    assert!(names.contains(&"everything:args-prompt"), "{names:?}");
+    assert!(
+        names.iter().all(|name| name.starts_with("everything:")),
+        "{names:?}"
+    );
+    let mut arguments = serde_json::Map::new();
+    arguments.insert("city".into(), json!("Paris"));
+    let got = client
+        .get_prompt(GetPromptRequestParams::new("everything:args-prompt").with_arguments(arguments))
+        .await
+        .expect("prompts/get");
+    assert!(
+        serde_json::to_string(&got.messages)
+            .unwrap_or_default()
+            .contains("Paris")
+    );
+    // A server that is not served: toolshelf's error, with the closest name (a prompt the
+    // server does not have is the server's to answer).
+    let missing = client
+        .get_prompt(GetPromptRequestParams::new("evrything:args-prompt"))
+        .await
+        .expect_err("no such prompt");
+    assert!(
+        missing.to_string().contains(
+            "Prompt not found: evrything:args-prompt\nDid you mean: everything:args-prompt?"
+        ),
+        "{missing}"
+    );
+
+    // Resources and templates as the server wrote them; reads reach it.
+    let resources = client.list_all_resources().await.expect("resources/list");
+    let first = resources.first().expect("a resource").uri.clone();
+    let read = client
+        .read_resource(ReadResourceRequestParams::new(first.clone()))
+        .await
+        .expect("resources/read");
+    assert!(
+        serde_json::to_string(&read)
+            .unwrap_or_default()
+            .contains(&first)
+    );
+    let templates = client
+        .list_all_resource_templates()
+        .await
+        .expect("resources/templates/list");
+    assert!(
+        templates
+            .iter()
+            .any(|template| template.uri_template == "demo://resource/dynamic/text/{resourceId}")
+    );
+    // A URI nobody listed reaches the server whose template it matches.
+    let dynamic = client
+        .read_resource(ReadResourceRequestParams::new(
+            "demo://resource/dynamic/text/3",
+        ))
+        .await
+        .expect("a templated read");
+    assert!(
+        serde_json::to_string(&dynamic)
+            .unwrap_or_default()
+            .contains("dynamic/text/3")
+    );
+    let nowhere = client
+        .read_resource(ReadResourceRequestParams::new("nowhere://x"))
+        .await
+        .expect_err("no server has it");
+    assert!(
+        nowhere
+            .to_string()
+            .contains("Resource not found: nowhere://x"),
+        "{nowhere}"
+    );
+
+    // Completions of a prompt's argument reach the server, under its own prompt name.
+    let mut completion = CompleteRequestParams::new(
+        Reference::for_prompt("everything:completable-prompt"),
+        ArgumentInfo::new("department", "Eng"),
+    );
+    completion.context = None;
+    let completed = client
+        .complete(completion)
+        .await
+        .expect("completion/complete");
+    assert!(
+        completed
+            .completion
+            .values
+            .iter()
+            .any(|value| value == "Engineering"),
+        "{completed:?}"
+    );
+
+    // A subscription: the server's updates of the resource reach the agent.
+    client
+        .subscribe(SubscribeRequestParams::new(first.clone()))
+        .await
+        .expect("resources/subscribe");
+    flat.call("everything:toggle-subscriber-updates", json!({}))
+        .await
+        .expect("a result");
+    eventually("an update of the subscribed resource", || async {
+        (flat.updates.load(Ordering::SeqCst) > 0).then_some(())
+    })
+    .await;
+    client
+        .unsubscribe(UnsubscribeRequestParams::new(first))
+        .await
+        .expect("resources/unsubscribe");
+}
+
+#[tokio::test]
+async fn prompts_and_resources_of_open_toolboxes_in_toolbox_mode() {
+    let (shelf, _dir) = everything_shelf(&[]).await;
+    let client = &shelf.client;
+    // Nothing is open: nothing is offered.
+    assert!(
+        client
+            .list_all_prompts()
+            .await
+            .expect("prompts/list")
+            .is_empty()
+    );
+    assert!(
+        client
+            .list_all_resources()
+            .await
+            .expect("resources/list")
+            .is_empty()
+    );
+    let opened = shelf
+        .call("open_toolbox", json!({"toolbox": "demo"}))
+        .await
+        .expect("open_toolbox");
+    assert_ne!(opened.is_error, Some(true));
+    let prompts = client.list_all_prompts().await.expect("prompts/list");
+    assert!(
+        prompts
+            .iter()
+            .any(|prompt| prompt.name == "everything:simple-prompt")
+    );
+    let got = client
+        .get_prompt(GetPromptRequestParams::new("everything:simple-prompt"))
+        .await
+        .expect("prompts/get");
+    assert!(!got.messages.is_empty());
+    let resources = client.list_all_resources().await.expect("resources/list");
+    assert_eq!(resources.len(), 7, "{resources:?}");
+    // Toolbox mode still has exactly two tools.
+    assert_eq!(shelf.names().await, ["open_toolbox", "use_tool"]);
 }

@@ -1,0 +1,87 @@
+//! The children's prompts: every prompt of the servers a session can use, named
+//! `{server}{separator}{prompt}` as flat mode names tools; `prompts/get` of such a name reaches
+//! the server's prompt, under the name the server gave it.
+
+use std::sync::Arc;
+
+use futures::future::join_all;
+use rmcp::model::{ErrorData, GetPromptRequestParams, GetPromptResult, Prompt};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use super::{child_failure, not_found, qualified, split_qualified, with_capability};
+use crate::toolboxes::ServerSlot;
+
+/// Every prompt of `servers` that declare prompts, in server order. A server that cannot list
+/// them is left out (the log says why).
+pub(crate) async fn list(
+    servers: &[Arc<ServerSlot>],
+    separator: &str,
+    cancel: &CancellationToken,
+) -> Vec<Prompt> {
+    let listed = join_all(servers.iter().map(|slot| async move {
+        let child = with_capability(slot, |capabilities| capabilities.prompts.is_some()).await?;
+        let items = match child.list_all("prompts/list", "prompts", cancel).await {
+            Ok(items) => items,
+            Err(error) => {
+                tracing::warn!(toolbox = %slot.toolbox, server = %slot.spec.name, %error, "prompts/list failed; its prompts are left out");
+                return None;
+            }
+        };
+        let prompts = items.into_iter().filter_map(|item| {
+            let mut prompt: Prompt = serde_json::from_value(item).ok()?;
+            prompt.name = qualified(&slot.spec.name, separator, &prompt.name);
+            Some(prompt)
+        });
+        Some(prompts.collect::<Vec<_>>())
+    }))
+    .await;
+    listed.into_iter().flatten().flatten().collect()
+}
+
+/// The prompt `request.name` names, from its server.
+pub(crate) async fn get(
+    servers: &[Arc<ServerSlot>],
+    separator: &str,
+    mut request: GetPromptRequestParams,
+    cancel: &CancellationToken,
+) -> Result<GetPromptResult, ErrorData> {
+    let qualified_name = request.name.clone();
+    let unknown = || async {
+        let listed = list(servers, separator, cancel).await;
+        not_found(
+            "Prompt",
+            &qualified_name,
+            listed.iter().map(|prompt| prompt.name.as_str()),
+        )
+    };
+    let Some((server, name)) = split_qualified(&qualified_name, separator) else {
+        return Err(unknown().await);
+    };
+    let Some(slot) = servers.iter().find(|slot| slot.spec.name == server) else {
+        return Err(unknown().await);
+    };
+    let Some(child) = with_capability(slot, |capabilities| capabilities.prompts.is_some()).await
+    else {
+        return Err(unknown().await);
+    };
+    request.name = name.to_owned();
+    let mut params = json!({ "name": request.name });
+    if let Some(arguments) = request.arguments {
+        params["arguments"] = serde_json::Value::Object(arguments);
+    }
+    let answer = child
+        .request("prompts/get", params, Some(slot.spec.call_timeout), cancel)
+        .await
+        .map_err(|error| child_failure(slot, "prompts/get", error))?;
+    serde_json::from_str(answer.get()).map_err(|error| {
+        child_failure(
+            slot,
+            "prompts/get",
+            crate::children::CallError::Unreadable {
+                method: "prompts/get",
+                error: error.to_string(),
+            },
+        )
+    })
+}
