@@ -160,6 +160,9 @@ pub(crate) struct ServerFile {
     /// Per-tool overrides, keyed by the tool's name on the server.
     #[serde(default)]
     pub tools: IndexMap<String, ToolOverrideFile>,
+    /// Per-prompt overrides, keyed by the prompt's name on the server (the same keys as a tool's).
+    #[serde(default)]
+    pub prompts: IndexMap<String, ToolOverrideFile>,
     /// Under `serve --http`: "shared" (the default) runs one process for every session; "session" runs one per agent session, for servers that keep per-user state, stopped when the session ends
     #[serde(default)]
     pub sharing: Option<Sharing>,
@@ -225,7 +228,7 @@ pub(crate) struct OAuthFile {
     pub callback_port: Option<u16>,
 }
 
-/// How one tool of a server is shown to the agent.
+/// How one tool (or prompt) of a server is shown to the agent.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ToolOverrideFile {

@@ -100,6 +100,8 @@ pub struct ServerSpec {
     pub tags: Vec<String>,
     /// Overrides by the tool's name on the server, in file order.
     pub tools: IndexMap<String, ToolOverride>,
+    /// Overrides by the prompt's name on the server, in file order.
+    pub prompts: IndexMap<String, ToolOverride>,
     /// Whether HTTP sessions share its process.
     pub sharing: Sharing,
 }
@@ -252,7 +254,7 @@ impl fmt::Debug for OAuthSettings {
     }
 }
 
-/// How one tool is shown to the agent; `None` keeps what the server says.
+/// How one tool (or prompt) is shown to the agent; `None` keeps what the server says.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ToolOverride {
     pub alias: Option<String>,

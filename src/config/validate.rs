@@ -149,6 +149,7 @@ fn build(
             servers: specs,
         };
         check_aliases(&spec, problems);
+        check_prompt_aliases(&spec, problems);
         toolboxes.insert(name.clone(), Arc::new(spec));
     }
     Config {
@@ -308,21 +309,27 @@ fn build_server(
         idle_timeout: (!idle_timeout.is_zero()).then_some(idle_timeout),
         tags: server.tags,
         sharing: server.sharing.unwrap_or_default(),
-        tools: server
-            .tools
-            .into_iter()
-            .map(|(name, tool)| {
-                let tool = ToolOverride {
-                    alias: tool.alias,
-                    description: tool.description,
-                    title: tool.title,
-                    tags: tool.tags,
-                    hidden: tool.hidden,
-                };
-                (name, tool)
-            })
-            .collect(),
+        tools: overrides(server.tools),
+        prompts: overrides(server.prompts),
     }
+}
+
+fn overrides(
+    given: IndexMap<String, super::file::ToolOverrideFile>,
+) -> IndexMap<String, ToolOverride> {
+    given
+        .into_iter()
+        .map(|(name, change)| {
+            let change = ToolOverride {
+                alias: change.alias,
+                description: change.description,
+                title: change.title,
+                tags: change.tags,
+                hidden: change.hidden,
+            };
+            (name, change)
+        })
+        .collect()
 }
 
 /// Keys of a local server that a remote one must not have, and why.
@@ -651,9 +658,41 @@ fn check_header_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// A prompt alias used twice in one server, or equal to another overridden prompt's name: a
+/// problem at each later one (prompts are named per server, so servers do not clash).
+fn check_prompt_aliases(toolbox: &ToolboxSpec, problems: &mut Vec<Violation>) {
+    for server in &toolbox.servers {
+        let mut seen = Vec::new();
+        for (prompt, change) in &server.prompts {
+            let Some(alias) = change.alias.as_deref() else {
+                continue;
+            };
+            let path = format!(
+                "toolboxes.{}.mcpServers.{}.prompts.{prompt}.alias",
+                toolbox.name, server.name
+            );
+            if server.prompts.contains_key(alias) {
+                problems.push(problem(
+                    path,
+                    format!(
+                        "alias '{alias}' is the name of another prompt of this server; choose an alias no prompt has"
+                    ),
+                ));
+                continue;
+            }
+            problems.extend(used_twice(
+                &mut seen,
+                alias,
+                path,
+                "prompt aliases must differ within a server",
+            ));
+        }
+    }
+}
+
 /// Two equal aliases in one toolbox: a problem at each later one, naming the first.
 fn check_aliases(toolbox: &ToolboxSpec, problems: &mut Vec<Violation>) {
-    let mut seen: Vec<(&str, String)> = Vec::new();
+    let mut seen = Vec::new();
     for server in &toolbox.servers {
         for (tool, change) in &server.tools {
             let Some(alias) = change.alias.as_deref() else {
@@ -663,15 +702,32 @@ fn check_aliases(toolbox: &ToolboxSpec, problems: &mut Vec<Violation>) {
                 "toolboxes.{}.mcpServers.{}.tools.{tool}.alias",
                 toolbox.name, server.name
             );
-            match seen.iter().find(|(other, _)| *other == alias) {
-                Some((_, first)) => problems.push(problem(
-                    path,
-                    format!(
-                        "alias '{alias}' is already used at {first}; aliases must differ within a toolbox, so change one of them"
-                    ),
-                )),
-                None => seen.push((alias, path)),
-            }
+            problems.extend(used_twice(
+                &mut seen,
+                alias,
+                path,
+                "aliases must differ within a toolbox",
+            ));
+        }
+    }
+}
+
+/// Records `alias` at `path` in `seen`, or gives the problem of its second use, naming the
+/// first; `rule` says where aliases must differ.
+fn used_twice<'a>(
+    seen: &mut Vec<(&'a str, String)>,
+    alias: &'a str,
+    path: String,
+    rule: &str,
+) -> Option<Violation> {
+    match seen.iter().find(|(other, _)| *other == alias) {
+        Some((_, first)) => Some(problem(
+            path,
+            format!("alias '{alias}' is already used at {first}; {rule}, so change one of them"),
+        )),
+        None => {
+            seen.push((alias, path));
+            None
         }
     }
 }

@@ -19,7 +19,6 @@ use serde_json::Value;
 pub use names::DEFAULT_SEPARATOR;
 
 use crate::{
-    agent_link::AgentLink,
     config::Config,
     error::ToolError,
     forward::{self, CallAnswer, CallFailure, CallParts, Target},
@@ -110,6 +109,8 @@ pub(crate) struct FlatServing {
     started: tokio::sync::OnceCell<()>,
     /// Names that break the MCP guidance are reported once.
     warned: AtomicBool,
+    /// The servers being retried in the background, by name: one retry each.
+    retrying: Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
 }
 
 impl FlatServing {
@@ -118,6 +119,7 @@ impl FlatServing {
             spec,
             started: tokio::sync::OnceCell::new(),
             warned: AtomicBool::new(false),
+            retrying: Arc::default(),
         }
     }
 
@@ -144,7 +146,7 @@ impl FlatServing {
             for slot in &toolbox.servers {
                 if let ServerState::Failed(reason) = slot.state() {
                     tracing::warn!(toolbox = %slot.toolbox, server = %slot.spec.name, %reason, "left out of tools/list until it starts; retrying in the background");
-                    retry(slot.clone(), toolboxes.agent().clone(), toolboxes);
+                    self.retry(slot, toolboxes);
                 }
             }
         }
@@ -162,6 +164,7 @@ impl FlatServing {
                 tool.title = entry.title.clone();
                 tool.description = entry.description.clone().map(Into::into);
                 tool.input_schema = completed(&tool.input_schema);
+                tool.meta = crate::offers::tagged(tool.meta.take(), &[], &entry.tags);
                 tools.push(tool);
             }
         }
@@ -220,7 +223,11 @@ impl FlatServing {
             .servers
             .get_key_value(server)
             .and_then(|(server, toolbox)| {
-                let slot = toolboxes.get(toolbox)?.server(server)?;
+                let slot = toolboxes
+                    .get(toolbox)?
+                    .servers
+                    .iter()
+                    .find(|slot| &slot.spec.name == server)?;
                 Some((toolbox, slot))
             });
         let Some((toolbox, slot)) = found else {
@@ -232,12 +239,57 @@ impl FlatServing {
             slot,
             name: tool,
         };
-        match forward::call(toolboxes, target, parts).await {
+        let outcome = forward::call(toolboxes, target, parts).await;
+        // It failed to restart under this call: its tools leave the list until it is back.
+        if matches!(slot.state(), ServerState::Failed(_)) && self.retry(slot, toolboxes) {
+            toolboxes.agent().tool_list_changed().await;
+        }
+        match outcome {
             Err(CallFailure::Tool(ToolError::ToolUnknown { .. })) => {
                 CallAnswer::Refused(self.not_found(toolboxes, name))
             }
             outcome => outcome.into(),
         }
+    }
+
+    /// Retries `slot` in the background until it starts (then the agent hears that the tool
+    /// list changed) or the session ends; `false` if a retry of it runs already.
+    fn retry(&self, slot: &Arc<ServerSlot>, toolboxes: &Toolboxes) -> bool {
+        let name = slot.spec.name.clone();
+        if !self
+            .retrying
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .insert(name.clone())
+        {
+            return false;
+        }
+        let (slot, agent, stop) = (
+            slot.clone(),
+            toolboxes.agent().clone(),
+            toolboxes.stopping(),
+        );
+        let retrying = self.retrying.clone();
+        tokio::spawn(async move {
+            loop {
+                // At least a second between attempts, however the backoff counts.
+                let wait = slot.start_wait().max(std::time::Duration::from_secs(1));
+                tokio::select! {
+                    () = stop.cancelled() => return,
+                    () = tokio::time::sleep(wait) => {}
+                }
+                if slot.live().is_some() || slot.ensure().await.is_ok() {
+                    tracing::info!(toolbox = %slot.toolbox, server = %slot.spec.name, "started; its tools are listed again");
+                    retrying
+                        .lock()
+                        .unwrap_or_else(|poison| poison.into_inner())
+                        .remove(&name);
+                    agent.tool_list_changed().await;
+                    return;
+                }
+            }
+        });
+        true
     }
 
     fn not_found(&self, toolboxes: &Toolboxes, name: &str) -> rmcp::model::ErrorData {
@@ -284,25 +336,4 @@ fn completed(schema: &Arc<JsonObject>) -> Arc<JsonObject> {
     let mut schema = (**schema).clone();
     schema.insert("type".into(), Value::String("object".into()));
     Arc::new(schema)
-}
-
-/// Starts `slot` again whenever its backoff allows, until it starts (then the agent hears that
-/// the tool list changed) or the session ends.
-fn retry(slot: Arc<ServerSlot>, agent: Arc<AgentLink>, toolboxes: &Toolboxes) {
-    let stop = toolboxes.stopping();
-    tokio::spawn(async move {
-        loop {
-            // At least a second between attempts, however the backoff counts.
-            let wait = slot.start_wait().max(std::time::Duration::from_secs(1));
-            tokio::select! {
-                () = stop.cancelled() => return,
-                () = tokio::time::sleep(wait) => {}
-            }
-            if slot.live().is_some() || slot.ensure().await.is_ok() {
-                tracing::info!(toolbox = %slot.toolbox, server = %slot.spec.name, "started; its tools are listed again");
-                agent.tool_list_changed().await;
-                return;
-            }
-        }
-    });
 }

@@ -9,7 +9,7 @@ use rmcp::model::{ErrorData, GetPromptRequestParams, GetPromptResult, Prompt};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::{child_failure, not_found, qualified, split_qualified, with_capability};
+use super::{child_failure, not_found, qualified, split_qualified, tagged, with_capability};
 use crate::toolboxes::ServerSlot;
 
 /// Every prompt of `servers` that declare prompts, in server order. A server that cannot list
@@ -29,14 +29,51 @@ pub(crate) async fn list(
             }
         };
         let prompts = items.into_iter().filter_map(|item| {
-            let mut prompt: Prompt = serde_json::from_value(item).ok()?;
-            prompt.name = qualified(&slot.spec.name, separator, &prompt.name);
-            Some(prompt)
+            let prompt: Prompt = serde_json::from_value(item).ok()?;
+            shown(slot, separator, prompt)
         });
         Some(prompts.collect::<Vec<_>>())
     }))
     .await;
     listed.into_iter().flatten().flatten().collect()
+}
+
+/// `prompt` as the agent sees it: the config's overrides applied (alias in place of its name,
+/// title, description, the server's and the prompt's tags in `_meta`); `None` when hidden.
+fn shown(slot: &ServerSlot, separator: &str, mut prompt: Prompt) -> Option<Prompt> {
+    let change = slot.spec.prompts.get(&prompt.name);
+    if change.is_some_and(|change| change.hidden) {
+        return None;
+    }
+    let name = change
+        .and_then(|change| change.alias.as_deref())
+        .unwrap_or(&prompt.name);
+    prompt.name = qualified(&slot.spec.name, separator, name);
+    if let Some(change) = change {
+        if change.title.is_some() {
+            prompt.title = change.title.clone();
+        }
+        if change.description.is_some() {
+            prompt.description = change.description.clone();
+        }
+    }
+    let own = change
+        .map(|change| change.tags.as_slice())
+        .unwrap_or_default();
+    prompt.meta = tagged(prompt.meta.take(), &slot.spec.tags, own);
+    Some(prompt)
+}
+
+/// The prompt of `slot` that `name` (an alias or a name) stands for, unless it is hidden.
+pub(super) fn canonical<'a>(slot: &'a ServerSlot, name: &'a str) -> Option<&'a str> {
+    let prompts = &slot.spec.prompts;
+    if let Some((canonical, _)) = prompts
+        .iter()
+        .find(|(_, change)| change.alias.as_deref() == Some(name))
+    {
+        return Some(canonical);
+    }
+    (!prompts.get(name).is_some_and(|change| change.hidden)).then_some(name)
 }
 
 /// The prompt `request.name` names, from its server.
@@ -59,6 +96,9 @@ pub(crate) async fn get(
         return Err(unknown().await);
     };
     let Some(slot) = servers.iter().find(|slot| slot.spec.name == server) else {
+        return Err(unknown().await);
+    };
+    let Some(name) = canonical(slot, name) else {
         return Err(unknown().await);
     };
     let Some(child) = with_capability(slot, |capabilities| capabilities.prompts.is_some()).await

@@ -155,6 +155,18 @@ const CORPUS: &[(&str, &str)] = &[
     }}"#,
     ),
     (
+        "prompt_aliases",
+        r#"{"toolboxes": {
+        "a": { "mcpServers": { "s": { "command": "x", "prompts": {
+            "one": { "alias": "two" }, "two": {}, "three": { "alias": "same" }, "four": { "alias": "same" }
+        } } } }
+    }}"#,
+    ),
+    (
+        "plain_file",
+        r#"{"theme": "dark", "globalShortcut": "Ctrl+Space", "mcpServers": { "s": { "comand": "x" } }}"#,
+    ),
+    (
         "timeouts",
         r#"{"toolboxes": {
         "a": { "mcpServers": { "s": { "command": "x", "startupTimeout": 0, "callTimeout": 1e300 } } }

@@ -141,6 +141,8 @@ async fn flat_mode_lists_routes_and_answers_with_seed_000s_errors() {
     std::fs::write(&extra, "first_extra\n").expect("write");
     let mark = dir.path().join("refuse");
     std::fs::write(&mark, "").expect("write");
+    let brittle_mark = dir.path().join("brittle");
+    let brittle_arg = brittle_mark.to_str().expect("utf-8");
     let extra_arg = extra.to_str().expect("utf-8");
     let mark_arg = mark.to_str().expect("utf-8");
     let config = config(&[
@@ -155,6 +157,7 @@ async fn flat_mode_lists_routes_and_answers_with_seed_000s_errors() {
             json!({
                 "db": fixture(&[]),
                 "late": fixture(&["--fail-if-exists", mark_arg]),
+                "brittle": fixture(&["--fail-if-exists", brittle_arg]),
             }),
         ),
     ]);
@@ -264,6 +267,39 @@ async fn flat_mode_lists_routes_and_answers_with_seed_000s_errors() {
     assert!(flat.names().await.contains(&"late:echo".to_owned()));
     let late = flat.call("late:pid", json!({})).await.expect("a result");
     assert_ne!(late.is_error, Some(true), "{}", text(&late));
+
+    // A server that cannot start again after a crash leaves the list, and comes back.
+    assert!(flat.names().await.contains(&"brittle:echo".to_owned()));
+    std::fs::write(&brittle_mark, "").expect("write");
+    let crashed = flat
+        .call("brittle:crash", json!({}))
+        .await
+        .expect("a result");
+    assert_eq!(crashed.is_error, Some(true));
+    let before = flat.changes.load(Ordering::SeqCst);
+    let refused = flat
+        .call("brittle:echo", json!({}))
+        .await
+        .expect("a result");
+    assert_eq!(refused.is_error, Some(true), "{}", text(&refused));
+    eventually("the failed server's departure is announced", || async {
+        (flat.changes.load(Ordering::SeqCst) > before).then_some(())
+    })
+    .await;
+    assert!(
+        !flat
+            .names()
+            .await
+            .iter()
+            .any(|name| name.starts_with("brittle:"))
+    );
+    let before = flat.changes.load(Ordering::SeqCst);
+    std::fs::remove_file(&brittle_mark).expect("remove the mark");
+    eventually("its return is announced", || async {
+        (flat.changes.load(Ordering::SeqCst) > before).then_some(())
+    })
+    .await;
+    assert!(flat.names().await.contains(&"brittle:echo".to_owned()));
 
     // A child's own list change reaches the agent, and the list follows it.
     let before = flat.changes.load(Ordering::SeqCst);
@@ -411,25 +447,30 @@ async fn a_claude_desktop_file_is_served_as_it_is() {
 }
 
 #[tokio::test]
-async fn the_python_sdk_lists_and_calls_in_flat_mode() {
+async fn the_python_sdk_uses_a_claude_desktop_file_in_flat_mode() {
     let dir = tempfile::tempdir().expect("temp dir");
     let extra = dir.path().join("extra-tools");
     // The fixture lists these with an input schema of `{}`, which the SDK refuses as it is.
     std::fs::write(&extra, "empty_extra\n").expect("write");
-    let config = config(&[
-        (
-            "dev",
-            "Development",
-            json!({ "fx": fixture(&["--extra-tools-file", extra.to_str().expect("utf-8")]) }),
-        ),
-        (
-            "demo",
-            "The MCP reference server",
-            json!({ "everything": crate::harness::npm_server("mcp-server-everything", &["stdio"]) }),
-        ),
-    ]);
-    let (_config_dir, path) = write_config(&config);
+    let root = dir.path().join("shared");
+    std::fs::create_dir(&root).expect("mkdir");
+    std::fs::write(root.join("notes.txt"), "flat").expect("write");
+    let root = root.to_str().expect("utf-8").to_owned();
+    let mut memory = crate::harness::npm_server("mcp-server-memory", &[]);
+    memory["env"] = json!({ "MEMORY_FILE_PATH": dir.path().join("memory.jsonl") });
+    // The shape of Claude Desktop's claude_desktop_config.json, a setting of its own included.
+    let file = json!({
+        "globalShortcut": "Ctrl+Space",
+        "mcpServers": {
+            "fx": fixture(&["--extra-tools-file", extra.to_str().expect("utf-8")]),
+            "everything": crate::harness::npm_server("mcp-server-everything", &["stdio"]),
+            "filesystem": crate::harness::npm_server("mcp-server-filesystem", &[&root]),
+            "memory": memory,
+        },
+    });
+    let (_config_dir, path) = write_config(&file);
     let args = vec![
+        root.clone().into(),
         "--".into(),
         toolshelf_bin().into(),
         "serve".into(),
@@ -445,10 +486,12 @@ async fn the_python_sdk_lists_and_calls_in_flat_mode() {
         .iter()
         .filter_map(Value::as_str)
         .collect();
-    assert!(
-        tools.contains(&"fx:echo") && tools.contains(&"everything:echo"),
-        "{tools:?}"
-    );
+    for server in ["fx:", "everything:", "filesystem:", "memory:"] {
+        assert!(
+            tools.iter().any(|tool| tool.starts_with(server)),
+            "{server} {tools:?}"
+        );
+    }
     assert_eq!(seen["schemas"]["fx:empty_extra"], json!({"type": "object"}));
     assert!(
         seen["fixture_echo"]
@@ -457,18 +500,45 @@ async fn the_python_sdk_lists_and_calls_in_flat_mode() {
         "{seen}"
     );
     assert_eq!(seen["everything_echo"], json!("Echo: flat"));
+    assert!(
+        seen["filesystem_listing"]
+            .as_str()
+            .is_some_and(|text| text.contains("notes.txt")),
+        "{seen}"
+    );
+    assert_eq!(seen["memory_is_error"], json!(false), "{seen}");
     assert_eq!(
         seen["unrouted"],
         json!({"code": -32602, "message": "Tool name must be prefixed with server key: echo"})
     );
+    assert!(
+        seen["prompts"]
+            .as_array()
+            .is_some_and(|prompts| prompts.contains(&json!("everything:args-prompt"))),
+        "{seen}"
+    );
+    assert!(
+        seen["prompt_text"]
+            .as_str()
+            .is_some_and(|text| text.contains("Lisbon")),
+        "{seen}"
+    );
+    // server-everything's seven, and what the other servers list.
+    assert!(seen["resources"].as_u64() >= Some(7), "{seen}");
+    assert_eq!(seen["read_uri"], seen["first_uri"]);
 }
 
-/// `toolshelf serve ARGS` with server-everything as server `everything` of toolbox `demo`.
-async fn everything_shelf(args: &[&str]) -> (Flat, tempfile::TempDir) {
+/// `toolshelf serve ARGS` with server-everything as server `everything` of toolbox `demo`, its
+/// entry with the keys of `more`.
+async fn everything_shelf(args: &[&str], more: Value) -> (Flat, tempfile::TempDir) {
+    let mut server = crate::harness::npm_server("mcp-server-everything", &["stdio"]);
+    if let (Some(server), Value::Object(more)) = (server.as_object_mut(), more) {
+        server.extend(more);
+    }
     let config = config(&[(
         "demo",
         "The MCP reference server",
-        json!({ "everything": crate::harness::npm_server("mcp-server-everything", &["stdio"]) }),
+        json!({ "everything": server }),
     )]);
     let (dir, path) = write_config(&config);
     let mut process = tokio::process::Command::new(toolshelf_bin());
@@ -479,7 +549,7 @@ async fn everything_shelf(args: &[&str]) -> (Flat, tempfile::TempDir) {
 
 #[tokio::test]
 async fn prompts_and_resources_of_children_in_flat_mode() {
-    let (flat, _dir) = everything_shelf(&["--flat"]).await;
+    let (flat, _dir) = everything_shelf(&["--flat"], json!({})).await;
     let client = &flat.client;
 
     // Prompts, named as tools are.
@@ -597,7 +667,14 @@ async fn prompts_and_resources_of_children_in_flat_mode() {
 
 #[tokio::test]
 async fn prompts_and_resources_of_open_toolboxes_in_toolbox_mode() {
-    let (shelf, _dir) = everything_shelf(&[]).await;
+    let overrides = json!({
+        "tags": ["demo"],
+        "prompts": {
+            "simple-prompt": { "alias": "hello", "description": "Says hello", "tags": ["greeting"] },
+            "resource-prompt": { "hidden": true },
+        },
+    });
+    let (shelf, _dir) = everything_shelf(&[], overrides).await;
     let client = &shelf.client;
     // Nothing is open: nothing is offered.
     assert!(
@@ -620,16 +697,40 @@ async fn prompts_and_resources_of_open_toolboxes_in_toolbox_mode() {
         .expect("open_toolbox");
     assert_ne!(opened.is_error, Some(true));
     let prompts = client.list_all_prompts().await.expect("prompts/list");
-    assert!(
-        prompts
-            .iter()
-            .any(|prompt| prompt.name == "everything:simple-prompt")
+    // The config's overrides: an alias, a description, tags, a hidden prompt.
+    let names: Vec<&str> = prompts.iter().map(|prompt| prompt.name.as_str()).collect();
+    assert!(!names.contains(&"everything:simple-prompt"), "{names:?}");
+    assert!(!names.contains(&"everything:resource-prompt"), "{names:?}");
+    let hello = prompts
+        .iter()
+        .find(|prompt| prompt.name == "everything:hello")
+        .expect("the alias is listed");
+    assert_eq!(hello.description.as_deref(), Some("Says hello"));
+    assert_eq!(
+        hello
+            .meta
+            .as_ref()
+            .and_then(|meta| meta.get("toolshelf/tags")),
+        Some(&json!(["demo", "greeting"]))
     );
-    let got = client
-        .get_prompt(GetPromptRequestParams::new("everything:simple-prompt"))
+    // The alias and the server's own name both reach the prompt; a hidden one is not there.
+    for name in ["everything:hello", "everything:simple-prompt"] {
+        let got = client
+            .get_prompt(GetPromptRequestParams::new(name))
+            .await
+            .expect("prompts/get");
+        assert!(!got.messages.is_empty(), "{name}");
+    }
+    let hidden = client
+        .get_prompt(GetPromptRequestParams::new("everything:resource-prompt"))
         .await
-        .expect("prompts/get");
-    assert!(!got.messages.is_empty());
+        .expect_err("hidden");
+    assert!(
+        hidden
+            .to_string()
+            .contains("Prompt not found: everything:resource-prompt"),
+        "{hidden}"
+    );
     let resources = client.list_all_resources().await.expect("resources/list");
     assert_eq!(resources.len(), 7, "{resources:?}");
     // Toolbox mode still has exactly two tools.
