@@ -23,8 +23,8 @@ use crate::{
     call_meta::CallMeta,
     children::ProgressOut,
     json_lines::LineWriter,
-    meta_tools::{USE_TOOL, UseToolInput},
-    server::Toolshelf,
+    meta_tools::UseToolInput,
+    server::{ChildCall, Toolshelf},
 };
 
 /// The params of a `use_tool` call this path serves. Anything else (another field, another
@@ -115,41 +115,21 @@ impl AgentCalls {
         let shelf = self.shelf.clone();
         let with_result_type = self.protocol == Protocol::ResultType;
         let progress_out = Some(ProgressOut::Lines(self.out.clone()));
-        if params.name != USE_TOOL || shelf.is_flat() {
-            // Flat mode: the name is a child's tool, the arguments are its own.
-            let name = params.name.into_owned();
-            let arguments = params.arguments.map(RawValue::to_owned);
-            self.spawn_answer(id, ticket, move |id, cancel| async move {
-                let task = task.as_deref().map(TaskAsk::Given);
-                let answer = shelf
-                    .call_flat(
-                        &name,
-                        arguments.as_deref(),
-                        &cancel,
-                        meta,
-                        task,
-                        progress_out,
-                    )
-                    .await;
-                match answer {
-                    Some(answer) => answer.line(&id, with_result_type),
-                    None => agent_message::error_data_line(
-                        Some(&id),
-                        &rmcp::ErrorData::internal_error("flat mode is off", None),
-                    ),
-                }
-            });
-            return Some(Ok(()));
-        }
-        let input = match params.arguments {
-            Some(arguments) => UseToolInput::from_raw(arguments),
-            None => UseToolInput::from_object(Default::default()),
+        let call = if shelf.is_flat() {
+            // The name is a child's tool, the arguments are its own.
+            ChildCall::Flat {
+                name: params.name.into_owned(),
+                arguments: params.arguments.map(RawValue::to_owned),
+            }
+        } else {
+            ChildCall::UseTool(match params.arguments {
+                Some(arguments) => UseToolInput::from_raw(arguments),
+                None => UseToolInput::from_object(Default::default()),
+            })
         };
         self.spawn_answer(id, ticket, move |id, cancel| async move {
             let task = task.as_deref().map(TaskAsk::Given);
-            let answer = shelf
-                .use_tool(input, &cancel, meta, task, progress_out)
-                .await;
+            let answer = shelf.call(call, &cancel, meta, task, progress_out).await;
             answer.line(&id, with_result_type)
         });
         Some(Ok(()))

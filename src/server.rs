@@ -113,6 +113,17 @@ impl Surface {
     }
 }
 
+/// A call of a child's tool, as the agent made it.
+pub(crate) enum ChildCall {
+    /// `use_tool` with its input.
+    UseTool(UseToolInput),
+    /// Flat mode: the tool's flat name and its arguments as the agent wrote them.
+    Flat {
+        name: String,
+        arguments: Option<Box<RawValue>>,
+    },
+}
+
 /// Why `serve` stopped with an error.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
@@ -155,39 +166,17 @@ impl Toolshelf {
         self.is_flat() || name == USE_TOOL
     }
 
-    /// Calls the tool a flat `name` names (flat mode only; `None` otherwise), with `arguments`
-    /// as the agent wrote them.
-    pub(crate) async fn call_flat(
-        &self,
-        name: &str,
-        arguments: Option<&RawValue>,
-        cancel: &CancellationToken,
-        meta: CallMeta,
-        task: Option<TaskAsk<'_>>,
-        out: Option<ProgressOut>,
-    ) -> Option<CallAnswer> {
-        let inner = &self.inner;
-        let flat = inner.flat.as_ref()?;
-        let progress = meta
-            .progress
-            .clone()
-            .zip(out)
-            .map(|(token, out)| ProgressTarget {
-                out,
-                token: CurrentToken::new(Some(token)),
-            });
-        let parts = CallParts {
-            arguments,
-            cancel,
-            progress,
-            meta: &meta.forwarded,
-            task: task.map(|ask| TaskRequest {
-                ask,
-                tasks: inner.agent.tasks(),
-            }),
-            child_errors: ChildErrors::All,
-        };
-        Some(flat.call(&inner.toolboxes, name, parts).await)
+    /// The call a `tools/call` of a child's tool makes (rmcp decoded its arguments): `use_tool`'s,
+    /// or in flat mode the named tool's.
+    fn child_call(&self, name: &str, arguments: Option<JsonObject>) -> ChildCall {
+        match self.inner.flat {
+            Some(_) => ChildCall::Flat {
+                name: name.to_owned(),
+                arguments: arguments
+                    .and_then(|arguments| serde_json::value::to_raw_value(&arguments).ok()),
+            },
+            None => ChildCall::UseTool(UseToolInput::from_object(arguments.unwrap_or_default())),
+        }
     }
 
     /// The servers whose prompts and resources the agent sees, and the separator of their
@@ -233,13 +222,13 @@ impl Toolshelf {
         });
     }
 
-    /// Runs `use_tool`; progress goes to the agent through `out` under the call's progress
-    /// token, if it gave one, and the rest of its `_meta` that is the agent's own goes to the
-    /// child. `task` is the agent's `params.task` (2025-11-25): the call runs as a task if the
-    /// child runs it as one.
-    pub(crate) async fn use_tool(
+    /// Runs `call`; progress goes to the agent through `out` under the call's progress token,
+    /// if it gave one, and the rest of its `_meta` that is the agent's own goes to the child.
+    /// `task` is the agent's `params.task` (2025-11-25): the call runs as a task if the child
+    /// runs it as one.
+    pub(crate) async fn call(
         &self,
-        input: UseToolInput,
+        call: ChildCall,
         cancel: &CancellationToken,
         meta: CallMeta,
         task: Option<TaskAsk<'_>>,
@@ -249,14 +238,13 @@ impl Toolshelf {
             .progress
             .clone()
             .map(|token| CurrentToken::new(Some(token)));
-        self.use_tool_with(input, cancel, meta, task, token, out)
-            .await
+        self.call_with(call, cancel, meta, task, token, out).await
     }
 
-    /// `use_tool` with the call's progress going under `token`, which may change while it runs.
-    async fn use_tool_with(
+    /// `call` with the call's progress going under `token`, which may change while it runs.
+    async fn call_with(
         &self,
-        input: UseToolInput,
+        call: ChildCall,
         cancel: &CancellationToken,
         meta: CallMeta,
         task: Option<TaskAsk<'_>>,
@@ -271,7 +259,7 @@ impl Toolshelf {
             ask,
             tasks: inner.agent.tasks(),
         });
-        let parts = CallParts {
+        let mut parts = CallParts {
             arguments: None,
             cancel,
             progress,
@@ -279,7 +267,19 @@ impl Toolshelf {
             task,
             child_errors: ChildErrors::UrlElicitation,
         };
-        inner.meta.use_tool(&inner.toolboxes, input, parts).await
+        match (call, &inner.flat) {
+            (ChildCall::Flat { name, arguments }, Some(flat)) => {
+                parts.arguments = arguments.as_deref();
+                parts.child_errors = ChildErrors::All;
+                flat.call(&inner.toolboxes, &name, parts).await
+            }
+            (ChildCall::UseTool(input), _) => {
+                inner.meta.use_tool(&inner.toolboxes, input, parts).await
+            }
+            (ChildCall::Flat { .. }, None) => {
+                CallAnswer::Refused(McpError::internal_error("flat mode is off", None))
+            }
+        }
     }
 
     /// Runs `use_tool` for an agent without a session (2026-07-28), for which a child's request
@@ -300,8 +300,19 @@ impl Toolshelf {
             // Children have one level per session: the agent's latest.
             self.set_log_level(level).await;
         }
-        let arguments = request.arguments.unwrap_or_default();
-        let tool = named_tool(&arguments);
+        // The retry's requestState is bound to the tool the call named.
+        let tool = match &self.inner.flat {
+            Some(flat) => {
+                let (toolbox, server, name) = flat.locate(&request.name).unwrap_or_default();
+                ToolName {
+                    toolbox: toolbox.to_owned(),
+                    server: server.to_owned(),
+                    name: name.to_owned(),
+                }
+            }
+            None => named_tool(request.arguments.as_ref().unwrap_or(&JsonObject::new())),
+        };
+        let call = self.child_call(&request.name, request.arguments);
         // Each round is a request of its own, with its own progress token.
         let progress = meta.progress.clone();
         // The first round's progress goes through its request's peer, handed to rmcp before the
@@ -314,7 +325,6 @@ impl Toolshelf {
                 let peer_progress = PeerProgress::start(context.peer.clone());
                 first_round = Some(peer_progress.clone());
                 let out = ProgressOut::Peer(peer_progress);
-                let arguments = UseToolInput::from_object(arguments);
                 let token = CurrentToken::new(progress);
                 let call_token = token.clone();
                 input.begin(
@@ -324,7 +334,7 @@ impl Toolshelf {
                     token,
                     move |stop| async move {
                         shelf
-                            .use_tool_with(arguments, &stop, meta, ask, Some(call_token), Some(out))
+                            .call_with(call, &stop, meta, ask, Some(call_token), Some(out))
                             .await
                     },
                 )
@@ -572,85 +582,57 @@ impl ServerHandler for Toolshelf {
                 .agent
                 .declare(capabilities.clone().unwrap_or_default());
         }
-        if inner.flat.is_some() {
-            let meta = CallMeta::from_object(&context.meta);
-            let arguments = request
-                .arguments
-                .map(|arguments| serde_json::value::to_raw_value(&arguments))
-                .transpose()
-                .map_err(|error| McpError::invalid_params(error.to_string(), None))?;
+        let flat = inner.flat.is_some();
+        if !flat && request.name == OPEN_TOOLBOX {
+            let input = Value::Object(request.arguments.unwrap_or_default());
+            let result = inner.meta.open_toolbox(&inner.toolboxes, input).await;
+            return Ok(result.into());
+        }
+        if !flat && request.name != USE_TOOL {
+            return Err(McpError::invalid_params(
+                format!(
+                    "Unknown tool '{}': toolshelf has two tools, {OPEN_TOOLBOX} and {USE_TOOL}; call tools of a toolbox through {USE_TOOL}",
+                    request.name
+                ),
+                None,
+            ));
+        }
+        // A child's tool: through use_tool, or by its flat name.
+        let meta = CallMeta::from_object(&context.meta);
+        // 2026-07-28: an agent that declared the tasks extension gets a task for a tool that
+        // requires one.
+        let tasks = capabilities
+            .as_ref()
+            .is_some_and(|capabilities| capabilities.supports_tasks());
+        let ask = tasks.then_some(TaskAsk::IfRequired);
+        let answer = if sessionless {
+            let capabilities = capabilities.unwrap_or_default();
+            match self
+                .in_rounds(request, capabilities, meta, ask, &context)
+                .await?
+            {
+                Outcome::Done(answer) => answer,
+                Outcome::InputRequired(result) => {
+                    return Ok(CallToolResponse::InputRequired(result));
+                }
+            }
+        } else {
+            let call = self.child_call(&request.name, request.arguments);
             let progress = self.progress_for(&meta, &context);
             let out = progress.clone().map(ProgressOut::Peer);
-            let answer = self
-                .call_flat(
-                    &request.name,
-                    arguments.as_deref(),
-                    &context.ct,
-                    meta,
-                    None,
-                    out,
-                )
-                .await;
+            let answer = self.call(call, &context.ct, meta, ask, out).await;
             if let Some(progress) = progress {
                 progress.flush().await;
             }
-            let Some(answer) = answer else {
-                return Err(McpError::internal_error("flat mode is off", None));
-            };
-            return Ok(answer.into_result()?.into());
-        }
-        let result = match request.name.as_ref() {
-            OPEN_TOOLBOX => {
-                let input = Value::Object(request.arguments.unwrap_or_default());
-                inner.meta.open_toolbox(&inner.toolboxes, input).await
-            }
-            USE_TOOL => {
-                let meta = CallMeta::from_object(&context.meta);
-                // 2026-07-28: an agent that declared the tasks extension gets a task for a
-                // tool that requires one.
-                let tasks = capabilities
-                    .as_ref()
-                    .is_some_and(|capabilities| capabilities.supports_tasks());
-                let ask = tasks.then_some(TaskAsk::IfRequired);
-                let answer = if sessionless {
-                    let capabilities = capabilities.unwrap_or_default();
-                    match self
-                        .in_rounds(request, capabilities, meta, ask, &context)
-                        .await?
-                    {
-                        Outcome::Done(answer) => answer,
-                        Outcome::InputRequired(result) => {
-                            return Ok(CallToolResponse::InputRequired(result));
-                        }
-                    }
-                } else {
-                    let input = UseToolInput::from_object(request.arguments.unwrap_or_default());
-                    let progress = self.progress_for(&meta, &context);
-                    let out = progress.clone().map(ProgressOut::Peer);
-                    let answer = self.use_tool(input, &context.ct, meta, ask, out).await;
-                    if let Some(progress) = progress {
-                        progress.flush().await;
-                    }
-                    answer
-                };
-                if let CallAnswer::Forwarded(result) = &answer
-                    && tasks
-                    && let Some(created) = agent_tasks::as_created(result)
-                {
-                    return Ok(CallToolResponse::Task(created));
-                }
-                answer.into_result()?
-            }
-            other => {
-                return Err(McpError::invalid_params(
-                    format!(
-                        "Unknown tool '{other}': toolshelf has two tools, {OPEN_TOOLBOX} and {USE_TOOL}; call tools of a toolbox through {USE_TOOL}"
-                    ),
-                    None,
-                ));
-            }
+            answer
         };
-        Ok(result.into())
+        if let CallAnswer::Forwarded(result) = &answer
+            && tasks
+            && let Some(created) = agent_tasks::as_created(result)
+        {
+            return Ok(CallToolResponse::Task(created));
+        }
+        Ok(answer.into_result()?.into())
     }
 }
 

@@ -190,6 +190,13 @@ impl FlatServing {
             .collect()
     }
 
+    /// The toolbox, server and tool (as named) a flat `name` stands for, if it splits.
+    pub(crate) fn locate<'a>(&'a self, name: &'a str) -> Option<(&'a str, &'a str, &'a str)> {
+        let (server, tool) = names::split(name, &self.spec.separator).ok()?;
+        let toolbox = self.spec.servers.get(server)?;
+        Some((toolbox, server, tool))
+    }
+
     pub(crate) fn separator(&self) -> &str {
         &self.spec.separator
     }

@@ -736,3 +736,58 @@ async fn prompts_and_resources_of_open_toolboxes_in_toolbox_mode() {
     // Toolbox mode still has exactly two tools.
     assert_eq!(shelf.names().await, ["open_toolbox", "use_tool"]);
 }
+
+#[tokio::test]
+async fn flat_calls_carry_progress_and_cancellation() {
+    let events = tempfile::NamedTempFile::new().expect("events file");
+    let events_path = events.path().to_str().expect("utf-8 path").to_owned();
+    let config = config(&[(
+        "dev",
+        "Development",
+        json!({ "fx": fixture(&["--events", &events_path]) }),
+    )]);
+    let (dir, path) = write_config(&config);
+    let mut command = tokio::process::Command::new(toolshelf_bin());
+    command
+        .args(["serve", "--flat", "--config"])
+        .arg(&path)
+        .env("RUST_LOG", "warn");
+    let mut raw = crate::harness::RawClient::spawn(command, Some(dir), "2025-11-25").await;
+
+    // The child's progress reaches the agent under the agent's token, before the answer.
+    let call = json!({"name": "fx:progress", "arguments": {"steps": 3}, "_meta": {"progressToken": "p-1"}});
+    let (before, answer) = raw.request(1, "tools/call", call).await;
+    let progress: Vec<&Value> = before
+        .iter()
+        .filter(|message| message["method"] == json!("notifications/progress"))
+        .collect();
+    assert_eq!(progress.len(), 3, "{before:?}");
+    assert!(
+        progress
+            .iter()
+            .all(|message| message["params"]["progressToken"] == json!("p-1"))
+    );
+    assert!(answer.get("result").is_some(), "{answer}");
+
+    // A cancelled call gets no answer, and the child hears of it.
+    let sleep = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "fx:sleep", "arguments": {"ms": 60000}}});
+    raw.send_line(&sleep.to_string()).await;
+    crate::harness::wait_for_line(events.path(), "start sleep").await;
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2, "reason": "test"}});
+    raw.send_line(&cancel.to_string()).await;
+    crate::harness::wait_for_line(events.path(), "cancelled sleep").await;
+    let (before, answer) = raw
+        .request(3, "tools/call", json!({"name": "fx:echo", "arguments": {}}))
+        .await;
+    assert!(
+        before
+            .iter()
+            .all(|message| message.get("id") != Some(&json!(2))),
+        "{before:?}"
+    );
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        json!("{}"),
+        "{answer}"
+    );
+}

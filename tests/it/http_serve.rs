@@ -24,6 +24,15 @@ fn fixture_config() -> (tempfile::TempDir, std::path::PathBuf) {
 /// `toolshelf serve --http` on a free loopback port with `TOOLSHELF_TOKEN=token` (none when
 /// empty), ready.
 pub(crate) async fn serve(config_path: &Path, token: &str) -> (tokio::process::Child, u16) {
+    serve_with(config_path, token, &[]).await
+}
+
+/// As `serve`, with more arguments for `serve`.
+async fn serve_with(
+    config_path: &Path,
+    token: &str,
+    more: &[&str],
+) -> (tokio::process::Child, u16) {
     let port = free_port();
     let mut command = tokio::process::Command::new(toolshelf_bin());
     match token {
@@ -35,6 +44,7 @@ pub(crate) async fn serve(config_path: &Path, token: &str) -> (tokio::process::C
         .arg(config_path)
         .arg("--http")
         .arg(format!("127.0.0.1:{port}"))
+        .args(more)
         .env("RUST_LOG", "warn")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -589,4 +599,31 @@ async fn replicas_behind_haproxy_keep_sessions_apart_and_recover_from_a_lost_rep
             assert_eq!(seen["answer"], expected, "{second}");
         }
     }
+}
+
+#[tokio::test]
+async fn flat_mode_over_http_serves_a_client_without_a_session_in_rounds() {
+    let (_dir, path) = write_config(&config(&[(
+        "dev",
+        "Fixture",
+        json!({ "fixture": fixture(&["--ask", "--protocol", "2025-06-18"]) }),
+    )]));
+    let token = "flat-t0ken";
+    let (_process, port) = serve_with(&path, token, &["--flat"]).await;
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let seen = agent("flat_http.py", &[&url, token]).await;
+    assert_eq!(seen["protocol"], Value::Null, "no initialize: {seen}");
+    let tools = seen["tools"].as_array().expect("tools");
+    assert!(
+        tools.contains(&json!("fixture:echo")) && tools.contains(&json!("fixture:ask")),
+        "{seen}"
+    );
+    assert_eq!(seen["echo"], json!([r#"{"via":"flat"}"#]), "{seen}");
+    // The child asked twice; each question reached the client as a round and was answered.
+    assert_eq!(seen["asked_error"], json!(false), "{seen}");
+    let asked = seen["asked"].to_string();
+    assert!(
+        asked.contains("answered question 1") && asked.contains("answered question 2"),
+        "{seen}"
+    );
 }
