@@ -63,7 +63,15 @@ async fn run(command: Command) -> ExitCode {
             };
             let flat = if args.flat {
                 match toolshelf::flat::FlatSpec::new(&config, &args.toolbox, &args.separator) {
-                    Ok(flat) => Some(std::sync::Arc::new(flat)),
+                    Ok(flat) => {
+                        if flat.separator_breaks_guidance() {
+                            tracing::warn!(
+                                separator = %args.separator,
+                                "every tool name will hold the separator, which the MCP guidance for tool names (1 to 128 of A-Z a-z 0-9 _ - .) does not allow; clients that check names refuse them: use --separator __ for those"
+                            );
+                        }
+                        Some(std::sync::Arc::new(flat))
+                    }
                     Err(message) => {
                         let _ = writeln!(std::io::stderr().lock(), "error: {message}");
                         return ExitCode::from(2);

@@ -80,6 +80,12 @@ impl FlatSpec {
         })
     }
 
+    /// Whether every tool name will break the MCP guidance for tool names because of the
+    /// separator itself (seed 000's `:` does).
+    pub fn separator_breaks_guidance(&self) -> bool {
+        !names::follows_guidance(&self.separator)
+    }
+
     /// The served toolboxes, each once, in config order.
     fn toolboxes(&self) -> Vec<&str> {
         let mut names: Vec<&str> = Vec::new();
@@ -316,7 +322,12 @@ impl FlatServing {
         names::not_found(name, listed.iter().map(String::as_str))
     }
 
+    /// Names that break the MCP guidance for a reason of their own (the separator's is told
+    /// at start), once.
     fn warn_about_names(&self, tools: &[Tool]) {
+        if self.spec.separator_breaks_guidance() {
+            return;
+        }
         let breaking: Vec<&str> = tools
             .iter()
             .map(|tool| tool.name.as_ref())

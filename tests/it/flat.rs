@@ -417,6 +417,8 @@ async fn a_claude_desktop_file_is_served_as_it_is() {
         "{names:?}"
     );
     let said = std::fs::read_to_string(&log).expect("log");
+    // The default separator breaks the MCP guidance for tool names: said once, at start.
+    assert_eq!(said.matches("--separator __").count(), 1, "{said}");
     for key in [
         "globalShortcut",
         "mcpServers.fs.autoApprove",
@@ -733,6 +735,24 @@ async fn prompts_and_resources_of_open_toolboxes_in_toolbox_mode() {
     );
     let resources = client.list_all_resources().await.expect("resources/list");
     assert_eq!(resources.len(), 7, "{resources:?}");
+    // A subscription: the updates of the resource reach the agent here too.
+    let first = resources.first().expect("a resource").uri.clone();
+    client
+        .subscribe(SubscribeRequestParams::new(first))
+        .await
+        .expect("resources/subscribe");
+    let toggled = shelf
+        .call(
+            "use_tool",
+            json!({"tool": {"toolbox": "demo", "server": "everything", "name": "toggle-subscriber-updates"}}),
+        )
+        .await
+        .expect("use_tool");
+    assert_ne!(toggled.is_error, Some(true));
+    eventually("an update of the subscribed resource", || async {
+        (shelf.updates.load(Ordering::SeqCst) > 0).then_some(())
+    })
+    .await;
     // Toolbox mode still has exactly two tools.
     assert_eq!(shelf.names().await, ["open_toolbox", "use_tool"]);
 }
