@@ -1,12 +1,13 @@
 //! What a server offers the agent: its tools after `toolFilters` and `hidden`, with the config's
 //! aliases, titles, descriptions and merged tags applied; name lookups (canonical or alias);
-//! the overrides that name no tool; and alias conflicts across a toolbox. Pure data: a catalog
-//! is replaced whole whenever its server is (re)started or says its list changed.
+//! the overrides that name no tool; alias conflicts across a toolbox; and the tags a listing
+//! carries in `_meta`. Pure data: a catalog is replaced whole whenever its server is
+//! (re)started or says its list changed.
 
 use std::sync::{Arc, RwLock};
 
 use indexmap::IndexMap;
-use rmcp::model::Tool;
+use rmcp::model::{MetaObject, Tool};
 
 use crate::{
     children::ListedTool,
@@ -227,6 +228,30 @@ pub(crate) fn alias_conflicts(servers: &[(&str, &ServerCatalog)]) -> Vec<String>
         }
     }
     conflicts
+}
+
+/// The `_meta` key under which a listed tool or prompt carries its tags (seed 001: the
+/// server's, then its own).
+pub(crate) const TAGS_META: &str = "toolshelf/tags";
+
+/// `meta` with `server` and `own` tags (without repeats) under `TAGS_META`, if there are any.
+pub(crate) fn tagged(
+    meta: Option<MetaObject>,
+    server: &[String],
+    own: &[String],
+) -> Option<MetaObject> {
+    let mut tags: Vec<&String> = server.iter().collect();
+    for tag in own {
+        if !tags.contains(&tag) {
+            tags.push(tag);
+        }
+    }
+    if tags.is_empty() {
+        return meta;
+    }
+    let mut meta = meta.unwrap_or_default();
+    meta.insert(TAGS_META.into(), serde_json::json!(tags));
+    Some(meta)
 }
 
 #[cfg(test)]

@@ -43,6 +43,7 @@ mod meta_tools;
 mod metrics;
 pub mod oauth;
 mod offers;
+mod qualified_names;
 mod schema_check;
 pub mod server;
 mod suggest;

@@ -4,8 +4,6 @@
 //! agent's session is initialized; one that fails is left out of the list and retried in the
 //! background with the restart backoff, and the agent is told when the list changes.
 
-pub(crate) mod names;
-
 use std::sync::{
     Arc,
     atomic::{AtomicBool, Ordering},
@@ -16,12 +14,14 @@ use indexmap::IndexMap;
 use rmcp::model::{JsonObject, Tool};
 use serde_json::Value;
 
-pub use names::DEFAULT_SEPARATOR;
+pub use crate::qualified_names::DEFAULT_SEPARATOR;
 
 use crate::{
+    catalog,
     config::Config,
     error::ToolError,
     forward::{self, CallAnswer, CallFailure, CallParts, Target},
+    qualified_names as names,
     toolboxes::{ServerSlot, ServerState, Toolboxes},
 };
 
@@ -170,7 +170,7 @@ impl FlatServing {
                 tool.title = entry.title.clone();
                 tool.description = entry.description.clone().map(Into::into);
                 tool.input_schema = completed(&tool.input_schema);
-                tool.meta = crate::offers::tagged(tool.meta.take(), &[], &entry.tags);
+                tool.meta = catalog::tagged(tool.meta.take(), &[], &entry.tags);
                 tools.push(tool);
             }
         }

@@ -10,7 +10,7 @@ mod resources;
 use std::sync::Arc;
 
 use rmcp::model::{
-    CompleteRequestParams, CompleteResult, ErrorData, MetaObject, Reference, ServerCapabilities,
+    CompleteRequestParams, CompleteResult, ErrorData, Reference, ServerCapabilities,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -19,37 +19,13 @@ pub(crate) use resources::ResourceRoutes;
 
 use crate::{
     children::{CallError, Child},
-    flat::names,
+    qualified_names as names,
     toolboxes::ServerSlot,
 };
 
 /// `server` and `name` as one name the agent sees.
 fn qualified(server: &str, separator: &str, name: &str) -> String {
     names::join(server, separator, name)
-}
-
-/// The `_meta` key under which a listed tool or prompt carries its tags (seed 001: the
-/// server's, then its own).
-pub(crate) const TAGS_META: &str = "toolshelf/tags";
-
-/// `meta` with `server` and `own` tags (without repeats) under `TAGS_META`, if there are any.
-pub(crate) fn tagged(
-    meta: Option<MetaObject>,
-    server: &[String],
-    own: &[String],
-) -> Option<MetaObject> {
-    let mut tags: Vec<&String> = server.iter().collect();
-    for tag in own {
-        if !tags.contains(&tag) {
-            tags.push(tag);
-        }
-    }
-    if tags.is_empty() {
-        return meta;
-    }
-    let mut meta = meta.unwrap_or_default();
-    meta.insert(TAGS_META.into(), serde_json::json!(tags));
-    Some(meta)
 }
 
 /// The server and the server's own name of a qualified name.

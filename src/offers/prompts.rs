@@ -9,7 +9,7 @@ use rmcp::model::{ErrorData, GetPromptRequestParams, GetPromptResult, Prompt};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::{child_failure, not_found, qualified, split_qualified, tagged, with_capability};
+use super::{child_failure, not_found, qualified, split_qualified, with_capability};
 use crate::toolboxes::ServerSlot;
 
 /// Every prompt of `servers` that declare prompts, in server order. A server that cannot list
@@ -60,7 +60,7 @@ fn shown(slot: &ServerSlot, separator: &str, mut prompt: Prompt) -> Option<Promp
     let own = change
         .map(|change| change.tags.as_slice())
         .unwrap_or_default();
-    prompt.meta = tagged(prompt.meta.take(), &slot.spec.tags, own);
+    prompt.meta = crate::catalog::tagged(prompt.meta.take(), &slot.spec.tags, own);
     Some(prompt)
 }
 

@@ -1,5 +1,6 @@
-//! Flat tool names (seed 000): `{server}{separator}{tool}`, split on the first separator, and
-//! the JSON-RPC errors of a name that cannot be routed, byte for byte.
+//! Names qualified by their server (seed 000): `{server}{separator}{name}`, split on the first
+//! separator, for flat mode's tools and for the children's prompts in both modes; and the
+//! JSON-RPC errors of a flat tool name that cannot be routed, byte for byte.
 
 use rmcp::model::{ErrorCode, ErrorData};
 
