@@ -19,7 +19,6 @@ use rmcp::transport::{
 };
 use subtle::ConstantTimeEq;
 use tokio_util::sync::CancellationToken;
-use tower_service::Service;
 
 use crate::config::{Config, HttpLimits};
 use session::{HttpSession, Sessions};
@@ -111,6 +110,7 @@ pub async fn serve_http(
     let gate = Arc::new(Gate {
         token: options.token.clone(),
         sessions: sessions.clone(),
+        mcp,
     });
     tracing::info!(%address, "serving MCP over HTTP at /mcp");
     let graceful = GracefulShutdown::new();
@@ -129,10 +129,10 @@ pub async fn serve_http(
         };
         // With Nagle's algorithm on, each small SSE event waits for the last one's ACK.
         let _ = stream.set_nodelay(true);
-        let (gate, mcp) = (gate.clone(), mcp.clone());
+        let gate = gate.clone();
         let service = hyper::service::service_fn(move |request: Request<Incoming>| {
-            let (gate, mut mcp) = (gate.clone(), mcp.clone());
-            async move { Ok::<_, Infallible>(gate.route(request, &mut mcp).await) }
+            let gate = gate.clone();
+            async move { Ok::<_, Infallible>(gate.route(request).await) }
         });
         let connection = hyper::server::conn::http1::Builder::new()
             .serve_connection(TokioIo::new(stream), service);
@@ -186,13 +186,13 @@ type Body = BoxBody<Bytes, Infallible>;
 struct Gate {
     token: Option<String>,
     sessions: Arc<Sessions>,
+    /// rmcp's service, called by reference: its `Service::call` clones it (its config, the
+    /// allowed hosts and origins) for every request.
+    mcp: StreamableHttpService<HttpSession, LocalSessionManager>,
 }
 
 impl Gate {
-    async fn route<S>(&self, request: Request<Incoming>, mcp: &mut S) -> Response<Body>
-    where
-        S: Service<Request<Incoming>, Response = Response<Body>, Error = Infallible>,
-    {
+    async fn route(&self, request: Request<Incoming>) -> Response<Body> {
         match request.uri().path() {
             "/healthz" => text(StatusCode::OK, "alive\n"),
             "/readyz" => text(StatusCode::OK, "ready\n"),
@@ -210,10 +210,7 @@ impl Gate {
                 response
             }
             "/mcp" if !self.admits(&request) => unauthorized(),
-            "/mcp" => match mcp.call(request).await {
-                Ok(response) => response,
-                Err(never) => match never {},
-            },
+            "/mcp" => self.mcp.handle(request).await,
             _ => text(
                 StatusCode::NOT_FOUND,
                 "not found: toolshelf serves MCP at /mcp (and /healthz, /readyz, /metrics)\n",
