@@ -1,5 +1,6 @@
 //! toolshelf: one MCP server in front of many. The agent sees two tools, `open_toolbox` and
-//! `use_tool`; toolboxes of child MCP servers start on first open and calls are forwarded.
+//! `use_tool` (or, in flat mode, every child's tool as `server:tool`); toolboxes of child MCP
+//! servers start on first open and calls are forwarded.
 //!
 //! Code map (request path top to bottom):
 //! - `cli` / `main.rs` — commands, logging to stderr, signals, exit codes.
@@ -7,9 +8,13 @@
 //!   [`http_serve`] — the same role over streamable HTTP, a `Toolshelf` per session.
 //! - `agent_transport` — line-delimited JSON-RPC with the agent; `agent_message` reads a line
 //!   leniently and writes answers under the agent's own id; `agent_requests` — the ids in
-//!   flight (one answer per request). `agent_calls` — `use_tool` served beside rmcp. `json_lines` — the framing and the one
-//!   writer per stream, shared with the children's transport.
+//!   flight (one answer per request). `agent_calls` — `use_tool` (and flat calls) served
+//!   beside rmcp. `json_lines` — the framing and the one writer per stream, shared with the
+//!   children's transport.
 //! - `meta_tools` — `open_toolbox` and `use_tool`: schemas, descriptions, instructions, lookups.
+//!   [`flat`] — flat mode: children's tools listed and called by `server:tool` names
+//!   (`qualified_names`). `forward` — one call of one child's tool, for both.
+//! - `offers` — children's prompts, resources and completions, passed on in both modes.
 //! - `error` — the one place toolshelf's failures become agent-visible text (seed 003).
 //! - `toolboxes` — configured toolboxes and each server's state; opening starts children.
 //! - `children` — the only module that starts processes: spawn, MCP client session, stop.
@@ -17,6 +22,7 @@
 //! - `oauth` — `toolshelf login`/`logout` and the tokens of OAuth servers; `http_client` — the
 //!   one HTTP client.
 //! - `catalog` — each server's current tools; `suggest` — "did you mean" by edit distance.
+//! - `metrics` — what `GET /metrics` shows under `serve --http`.
 
 mod agent_calls;
 mod agent_input;
