@@ -162,11 +162,10 @@ impl FlatServing {
     pub(crate) async fn tools(&self, toolboxes: &Toolboxes) -> Vec<Tool> {
         self.ready(toolboxes).await;
         let mut tools = Vec::new();
-        for (server, slot) in self.slots(toolboxes) {
+        for (server, slot) in self.served(toolboxes) {
             for entry in slot.catalog.tools().iter() {
-                let shown = entry.alias.as_deref().unwrap_or(entry.name());
                 let mut tool = entry.tool.clone();
-                tool.name = names::join(server, &self.spec.separator, shown).into();
+                tool.name = self.flat_name(server, entry).into();
                 tool.title = entry.title.clone();
                 tool.description = entry.description.clone().map(Into::into);
                 tool.input_schema = completed(&tool.input_schema);
@@ -181,18 +180,8 @@ impl FlatServing {
     /// The served servers that are not failed, once their start is over.
     pub(crate) async fn servers(&self, toolboxes: &Toolboxes) -> Vec<Arc<ServerSlot>> {
         self.ready(toolboxes).await;
-        self.spec
-            .servers
-            .iter()
-            .filter_map(|(server, toolbox)| {
-                let toolbox = toolboxes.get(toolbox)?;
-                toolbox
-                    .servers
-                    .iter()
-                    .find(|slot| &slot.spec.name == server)
-                    .cloned()
-            })
-            .filter(|slot| !matches!(slot.state(), ServerState::Failed(_)))
+        self.served(toolboxes)
+            .map(|(_, slot)| slot.clone())
             .collect()
     }
 
@@ -207,16 +196,38 @@ impl FlatServing {
         &self.spec.separator
     }
 
-    /// The served servers' slots that list tools now (a failed server is left out).
-    fn slots<'a>(
+    /// The toolbox and slot of served server `server`.
+    fn slot<'a>(
         &'a self,
         toolboxes: &'a Toolboxes,
-    ) -> impl Iterator<Item = (&'a str, &'a ServerSlot)> {
-        self.spec.servers.iter().filter_map(|(server, toolbox)| {
-            let slot = toolboxes.get(toolbox)?.server(server)?;
+        server: &str,
+    ) -> Option<(&'a str, &'a Arc<ServerSlot>)> {
+        let (server, toolbox) = self.spec.servers.get_key_value(server)?;
+        let slot = toolboxes
+            .get(toolbox)?
+            .servers
+            .iter()
+            .find(|slot| &slot.spec.name == server)?;
+        Some((toolbox, slot))
+    }
+
+    /// The served servers' slots that list tools now (a failed server is left out), with
+    /// their names.
+    fn served<'a>(
+        &'a self,
+        toolboxes: &'a Toolboxes,
+    ) -> impl Iterator<Item = (&'a str, &'a Arc<ServerSlot>)> {
+        self.spec.servers.keys().filter_map(|server| {
+            let (_, slot) = self.slot(toolboxes, server)?;
             let failed = matches!(slot.state(), ServerState::Failed(_));
             (!failed).then_some((server.as_str(), slot))
         })
+    }
+
+    /// A tool's flat name: its alias, or its name, after its server's.
+    fn flat_name(&self, server: &str, entry: &catalog::CatalogTool) -> String {
+        let shown = entry.alias.as_deref().unwrap_or(entry.name());
+        names::join(server, &self.spec.separator, shown)
     }
 
     /// Calls the tool `name` names, with `parts` (a child's JSON-RPC errors pass unchanged).
@@ -231,19 +242,7 @@ impl FlatServing {
             Ok(parts) => parts,
             Err(error) => return CallAnswer::Refused(error),
         };
-        let found = self
-            .spec
-            .servers
-            .get_key_value(server)
-            .and_then(|(server, toolbox)| {
-                let slot = toolboxes
-                    .get(toolbox)?
-                    .servers
-                    .iter()
-                    .find(|slot| &slot.spec.name == server)?;
-                Some((toolbox, slot))
-            });
-        let Some((toolbox, slot)) = found else {
+        let Some((toolbox, slot)) = self.slot(toolboxes, server) else {
             return CallAnswer::Refused(self.not_found(toolboxes, name));
         };
         let target = Target {
@@ -307,15 +306,12 @@ impl FlatServing {
 
     fn not_found(&self, toolboxes: &Toolboxes, name: &str) -> rmcp::model::ErrorData {
         let listed: Vec<String> = self
-            .slots(toolboxes)
+            .served(toolboxes)
             .flat_map(|(server, slot)| {
-                slot.catalog
-                    .tools()
+                let tools = slot.catalog.tools();
+                tools
                     .iter()
-                    .map(|entry| {
-                        let shown = entry.alias.as_deref().unwrap_or(entry.name());
-                        names::join(server, &self.spec.separator, shown)
-                    })
+                    .map(|entry| self.flat_name(server, entry))
                     .collect::<Vec<_>>()
             })
             .collect();

@@ -69,6 +69,28 @@ fn child_failure(slot: &ServerSlot, method: &str, error: CallError) -> ErrorData
     }
 }
 
+/// Request `method` of `slot`'s child, bounded by the server's call timeout, and its answer as
+/// `T`; a failure, an unreadable answer included, as `child_failure` says it.
+async fn ask<T: serde::de::DeserializeOwned>(
+    slot: &ServerSlot,
+    child: &Child,
+    method: &'static str,
+    params: impl serde::Serialize,
+    cancel: &CancellationToken,
+) -> Result<T, ErrorData> {
+    let answer = child
+        .request(method, params, Some(slot.spec.call_timeout), cancel)
+        .await
+        .map_err(|error| child_failure(slot, method, error))?;
+    serde_json::from_str(answer.get()).map_err(|error| {
+        let error = CallError::Unreadable {
+            method,
+            error: error.to_string(),
+        };
+        child_failure(slot, method, error)
+    })
+}
+
 /// `completion/complete` of a prompt's or a resource template's argument, at the server whose
 /// prompt or template it is.
 pub(crate) async fn complete(
@@ -109,23 +131,5 @@ pub(crate) async fn complete(
         return Ok(CompleteResult::default());
     };
     request.meta = None;
-    let answer = child
-        .request(
-            "completion/complete",
-            &request,
-            Some(slot.spec.call_timeout),
-            cancel,
-        )
-        .await
-        .map_err(|error| child_failure(&slot, "completion/complete", error))?;
-    serde_json::from_str(answer.get()).map_err(|error| {
-        child_failure(
-            &slot,
-            "completion/complete",
-            CallError::Unreadable {
-                method: "completion/complete",
-                error: error.to_string(),
-            },
-        )
-    })
+    ask(&slot, &child, "completion/complete", &request, cancel).await
 }

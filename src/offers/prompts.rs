@@ -9,7 +9,7 @@ use rmcp::model::{ErrorData, GetPromptRequestParams, GetPromptResult, Prompt};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::{child_failure, not_found, qualified, split_qualified, with_capability};
+use super::{ask, not_found, qualified, split_qualified, with_capability};
 use crate::toolboxes::ServerSlot;
 
 /// Every prompt of `servers` that declare prompts, in server order. A server that cannot list
@@ -110,18 +110,5 @@ pub(crate) async fn get(
     if let Some(arguments) = request.arguments {
         params["arguments"] = serde_json::Value::Object(arguments);
     }
-    let answer = child
-        .request("prompts/get", params, Some(slot.spec.call_timeout), cancel)
-        .await
-        .map_err(|error| child_failure(slot, "prompts/get", error))?;
-    serde_json::from_str(answer.get()).map_err(|error| {
-        child_failure(
-            slot,
-            "prompts/get",
-            crate::children::CallError::Unreadable {
-                method: "prompts/get",
-                error: error.to_string(),
-            },
-        )
-    })
+    ask(slot, &child, "prompts/get", params, cancel).await
 }

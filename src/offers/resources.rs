@@ -14,7 +14,7 @@ use rmcp::model::{ErrorCode, ErrorData, ReadResourceResult, Resource, ResourceTe
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::{child_failure, with_capability};
+use super::{ask, with_capability};
 use crate::toolboxes::ServerSlot;
 
 /// MCP's error code for a resource that does not exist.
@@ -165,17 +165,7 @@ impl ResourceRoutes {
         uri: &str,
         cancel: &CancellationToken,
     ) -> Result<ReadResourceResult, ErrorData> {
-        let answer = self.send(servers, "resources/read", uri, cancel).await?;
-        serde_json::from_str(answer.0.get()).map_err(|error| {
-            child_failure(
-                &answer.1,
-                "resources/read",
-                crate::children::CallError::Unreadable {
-                    method: "resources/read",
-                    error: error.to_string(),
-                },
-            )
-        })
+        self.send(servers, "resources/read", uri, cancel).await
     }
 
     /// `resources/subscribe` or `resources/unsubscribe` of `uri`, at its server.
@@ -186,16 +176,18 @@ impl ResourceRoutes {
         uri: &str,
         cancel: &CancellationToken,
     ) -> Result<(), ErrorData> {
-        self.send(servers, method, uri, cancel).await.map(|_| ())
+        let _: serde_json::Value = self.send(servers, method, uri, cancel).await?;
+        Ok(())
     }
 
-    async fn send(
+    /// Request `method` of `uri` at the server `uri` belongs to.
+    async fn send<T: serde::de::DeserializeOwned>(
         &self,
         servers: &[Arc<ServerSlot>],
         method: &'static str,
         uri: &str,
         cancel: &CancellationToken,
-    ) -> Result<(Box<serde_json::value::RawValue>, Arc<ServerSlot>), ErrorData> {
+    ) -> Result<T, ErrorData> {
         let slot = self.owner(servers, uri, cancel).await?;
         let child = slot.ensure().await.map_err(|reason| {
             ErrorData::internal_error(
@@ -206,16 +198,7 @@ impl ResourceRoutes {
                 None,
             )
         })?;
-        let answer = child
-            .request(
-                method,
-                json!({ "uri": uri }),
-                Some(slot.spec.call_timeout),
-                cancel,
-            )
-            .await
-            .map_err(|error| child_failure(&slot, method, error))?;
-        Ok((answer, slot))
+        ask(&slot, &child, method, json!({ "uri": uri }), cancel).await
     }
 }
 
