@@ -1,15 +1,21 @@
 //! What a server offers the agent: its tools after `toolFilters` and `hidden`, with the config's
 //! aliases, titles, descriptions and merged tags applied; name lookups (canonical or alias);
-//! the overrides that name no tool; alias conflicts across a toolbox; and the tags a listing
-//! carries in `_meta`. Pure data: a catalog is replaced whole whenever its server is
-//! (re)started or says its list changed.
+//! the overrides that name no tool; alias conflicts across a toolbox; the tags a listing
+//! carries in `_meta`; and what changed since the agent was last shown the list. A catalog is
+//! replaced whole whenever its server is (re)started or says its list changed, and each live
+//! list is kept in the persisted catalog (`catalog_cache`), from which a server that has not
+//! started yet is `recall`ed.
 
-use std::sync::{Arc, RwLock};
+use std::{
+    sync::{Arc, Mutex, RwLock},
+    time::SystemTime,
+};
 
 use indexmap::IndexMap;
 use rmcp::model::{MetaObject, Tool};
 
 use crate::{
+    catalog_cache::{CacheFile, CatalogCache, Identity},
     children::ListedTool,
     config::{ServerSpec, ToolFilter, ToolOverride},
 };
@@ -36,10 +42,34 @@ impl CatalogTool {
     fn answers_to(&self, name: &str) -> bool {
         self.name() == name || self.alias.as_deref() == Some(name)
     }
+
+    /// True when the agent would see no difference between the two.
+    fn same_as(&self, other: &CatalogTool) -> bool {
+        self.tool == other.tool
+            && self.alias == other.alias
+            && self.title == other.title
+            && self.description == other.description
+            && self.tags == other.tags
+            && self.execution.as_ref().map(|raw| raw.get())
+                == other.execution.as_ref().map(|raw| raw.get())
+    }
+}
+
+/// Where a server's current list came from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// Nothing is known yet.
+    #[default]
+    None,
+    /// The server listed it in this process.
+    Live,
+    /// The persisted catalog, written when the server listed it at `listed_at`.
+    Remembered { listed_at: SystemTime },
 }
 
 #[derive(Debug, Default)]
 struct Listing {
+    source: Source,
     tools: Arc<[CatalogTool]>,
     /// Override keys that name no tool of the server.
     unmatched: Vec<String>,
@@ -56,21 +86,125 @@ pub(crate) struct ServerCatalog {
     tags: Vec<String>,
     overrides: IndexMap<String, ToolOverride>,
     listing: RwLock<Arc<Listing>>,
+    /// The server's name in the config, for messages.
+    server: String,
+    /// Its file in the persisted catalog, if the catalog is persisted.
+    file: Option<CacheFile>,
+    /// What the server declared when it last listed its tools.
+    capabilities: Mutex<Option<rmcp::model::ServerCapabilities>>,
+    /// The tools the agent was last shown (`open_toolbox`), to say what changed since.
+    shown: Mutex<Option<Arc<[CatalogTool]>>>,
+}
+
+/// How a server's tools changed between two lists, by canonical name.
+#[derive(Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub(crate) struct Changes {
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub added: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub removed: Vec<String>,
+    /// Same name, but its schema, description, title, annotations, alias, tags or task support
+    /// differ.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub changed: Vec<String>,
+}
+
+/// How `after` differs from `before`; `None` when it does not.
+pub(crate) fn changes(before: &[CatalogTool], after: &[CatalogTool]) -> Option<Changes> {
+    let find =
+        |tools: &[CatalogTool], name: &str| tools.iter().position(|tool| tool.name() == name);
+    let mut changes = Changes::default();
+    for tool in after {
+        match find(before, tool.name()) {
+            None => changes.added.push(tool.name().to_owned()),
+            Some(at) if !before[at].same_as(tool) => changes.changed.push(tool.name().to_owned()),
+            Some(_) => {}
+        }
+    }
+    changes.removed = before
+        .iter()
+        .filter(|tool| find(after, tool.name()).is_none())
+        .map(|tool| tool.name().to_owned())
+        .collect();
+    (changes != Changes::default()).then_some(changes)
 }
 
 impl ServerCatalog {
-    pub(crate) fn new(toolbox: &str, spec: &ServerSpec) -> Self {
+    pub(crate) fn new(toolbox: &str, spec: &ServerSpec, cache: Option<&CatalogCache>) -> Self {
         Self {
             path: format!("toolboxes.{toolbox}.mcpServers.{}", spec.name),
             filter: spec.tool_filter.clone(),
             tags: spec.tags.clone(),
             overrides: spec.tools.clone(),
             listing: RwLock::new(Arc::default()),
+            server: spec.name.clone(),
+            file: cache.map(|cache| cache.file(spec)),
+            capabilities: Mutex::default(),
+            shown: Mutex::default(),
         }
     }
 
-    /// Replaces the list with `listed` (the server's whole `tools/list`).
-    pub(crate) fn replace(&self, listed: Vec<ListedTool>) {
+    /// Replaces the list with `listed`, the server's whole `tools/list` now, and persists it.
+    pub(crate) fn replace(&self, listed: Vec<ListedTool>, identity: &Identity<'_>) {
+        if let Some(file) = &self.file {
+            file.write(&self.server, identity, &listed);
+        }
+        *self
+            .capabilities
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner()) = identity.capabilities.cloned();
+        self.install(listed, Source::Live);
+    }
+
+    /// Takes the persisted list of a server that has not started, unless there is none; true
+    /// when the catalog holds a list now.
+    pub(crate) fn recall(&self) -> bool {
+        if self.source() != Source::None {
+            return true;
+        }
+        let Some(remembered) = self.file.as_ref().and_then(|file| file.read(&self.server)) else {
+            return false;
+        };
+        *self
+            .capabilities
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner()) = remembered.capabilities;
+        self.install(
+            remembered.tools,
+            Source::Remembered {
+                listed_at: remembered.listed_at,
+            },
+        );
+        true
+    }
+
+    /// Where the current list came from.
+    pub(crate) fn source(&self) -> Source {
+        self.listing().source
+    }
+
+    /// What the server declared when it last listed its tools (in this run, or as persisted),
+    /// for when it is not running.
+    pub(crate) fn known_capabilities(&self) -> Option<rmcp::model::ServerCapabilities> {
+        self.capabilities
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .clone()
+    }
+
+    /// How the tools changed since the agent was last shown them, if it was and they did; what
+    /// it is shown now is remembered for next time.
+    pub(crate) fn changes_since_shown(&self) -> Option<Changes> {
+        let now = self.tools();
+        let before = self
+            .shown
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .replace(now.clone());
+        changes(&before?, &now)
+    }
+
+    fn install(&self, listed: Vec<ListedTool>, source: Source) {
         let names: Vec<String> = listed
             .iter()
             .map(|listed| listed.tool.name.to_string())
@@ -110,6 +244,7 @@ impl ServerCatalog {
             })
             .collect();
         let listing = Listing {
+            source,
             tools: Arc::from(tools),
             unmatched,
             listed: names,
@@ -267,7 +402,7 @@ mod tests {
         let config =
             crate::config::parse(&config.to_string(), std::path::Path::new("."), &|_| None)
                 .unwrap_or_else(|problems| panic!("{problems:?}"));
-        ServerCatalog::new("t", &config.toolboxes["t"].servers[0])
+        ServerCatalog::new("t", &config.toolboxes["t"].servers[0], None)
     }
 
     fn listed(tools: Vec<Tool>) -> Vec<ListedTool> {
@@ -293,11 +428,14 @@ mod tests {
                 "git_nope": {"alias": "nope"}
             }
         }));
-        catalog.replace(listed(vec![
-            tool("git_status", "Theirs"),
-            tool("git_push", "p"),
-            tool("git_log", "l"),
-        ]));
+        catalog.replace(
+            listed(vec![
+                tool("git_status", "Theirs"),
+                tool("git_push", "p"),
+                tool("git_log", "l"),
+            ]),
+            &Identity::default(),
+        );
         let tools = catalog.tools();
         assert_eq!(tools.len(), 2);
         assert_eq!(tools[0].alias.as_deref(), Some("status"));
@@ -321,17 +459,44 @@ mod tests {
     }
 
     #[test]
+    fn changes_name_added_removed_and_changed_tools() {
+        let before = catalog(json!({"command": "x"}));
+        before.replace(
+            listed(vec![tool("a", "1"), tool("b", "1"), tool("c", "1")]),
+            &Identity::default(),
+        );
+        let after = catalog(json!({"command": "x"}));
+        after.replace(
+            listed(vec![tool("a", "1"), tool("b", "2"), tool("d", "1")]),
+            &Identity::default(),
+        );
+        let found = changes(&before.tools(), &after.tools()).expect("changes");
+        assert_eq!(found.added, ["d"]);
+        assert_eq!(found.removed, ["c"]);
+        assert_eq!(found.changed, ["b"]);
+        assert!(changes(&before.tools(), &before.tools()).is_none());
+        assert!(before.changes_since_shown().is_none(), "never shown before");
+        before.replace(listed(vec![tool("a", "1")]), &Identity::default());
+        let since = before.changes_since_shown().expect("changed since shown");
+        assert_eq!(since.removed, ["b", "c"]);
+        assert!(before.changes_since_shown().is_none(), "told once");
+    }
+
+    #[test]
     fn an_alias_equal_to_another_tools_name_conflicts() {
         let git = catalog(json!({"command": "x", "tools": {"git_status": {"alias": "log"}}}));
-        git.replace(listed(vec![tool("git_status", ""), tool("git_log", "")]));
+        git.replace(
+            listed(vec![tool("git_status", ""), tool("git_log", "")]),
+            &Identity::default(),
+        );
         let other = catalog(json!({"command": "x"}));
-        other.replace(listed(vec![tool("log", "")]));
+        other.replace(listed(vec![tool("log", "")]), &Identity::default());
         let conflicts = alias_conflicts(&[("git", &git), ("other", &other)]);
         assert_eq!(conflicts.len(), 1);
         assert!(conflicts[0].starts_with("alias 'log' of tool 'git_status' (server 'git') is also the name of tool 'log' of server 'other'"));
         // An alias equal to its own tool's name is no conflict.
         let own = catalog(json!({"command": "x", "tools": {"log": {"alias": "log"}}}));
-        own.replace(listed(vec![tool("log", "")]));
+        own.replace(listed(vec![tool("log", "")]), &Identity::default());
         assert!(alias_conflicts(&[("own", &own)]).is_empty());
     }
 }

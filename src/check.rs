@@ -6,15 +6,15 @@ use futures::future::join_all;
 
 use crate::{
     config::Config,
-    toolboxes::{ServerState, Toolboxes},
+    toolboxes::{Opening, ServerState, Toolboxes},
 };
 
 /// Opens everything, prints the table to `out`, stops every child. True when all servers are
-/// ready.
+/// ready. Every server starts, so each one's entry in the persisted catalog is refreshed.
 pub async fn check(config: &Config, out: &mut dyn Write) -> std::io::Result<bool> {
     let toolboxes = &Toolboxes::new(config, Default::default(), None);
     let opened = join_all(toolboxes.all().map(|toolbox| async move {
-        let conflicts = match toolboxes.open(toolbox).await {
+        let conflicts = match toolboxes.open_as(toolbox, Opening::Live).await {
             Ok(()) => Vec::new(),
             Err(conflicts) => conflicts,
         };

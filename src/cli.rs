@@ -20,9 +20,12 @@ pub struct Cli {
 pub enum Command {
     /// Serve MCP on stdin/stdout (what an MCP client runs), or over HTTP with --http.
     Serve(ServeArgs),
-    /// Validate the config, start every toolbox once and print a table of servers; exits 1 if
-    /// any server failed, 2 if the config is invalid.
-    Check(ConfigArg),
+    /// Validate the config, start every toolbox once and print a table of servers (refreshing
+    /// the persisted catalog); exits 1 if any server failed, 2 if the config is invalid.
+    Check(CheckArgs),
+    /// The persisted catalog of servers' tools (in the user's cache folder).
+    #[command(subcommand)]
+    Cache(CacheCommand),
     /// Log in to a remote server that has `"auth": "oauth"`: prints the authorization URL (and
     /// opens a browser where there is one), waits for the redirect, keeps the tokens.
     Login(LoginArgs),
@@ -40,6 +43,30 @@ pub struct ConfigArg {
     /// Config file. Default: $TOOLSHELF_CONFIG, else ./toolboxes.json.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub config: ConfigArg,
+    #[command(flatten)]
+    pub cache: CacheSwitch,
+}
+
+#[derive(Debug, Default, Args)]
+pub struct CacheSwitch {
+    /// Neither read nor write the persisted catalog: every toolbox starts its servers when it
+    /// opens (as `"catalog": {"cache": false}` in the config does).
+    #[arg(long)]
+    pub no_cache: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CacheCommand {
+    /// Remove every file toolshelf wrote in the catalog folder.
+    Clear,
+    /// Print the catalog folder.
+    Path,
 }
 
 #[derive(Debug, Args)]
@@ -64,6 +91,8 @@ pub struct LoginArgs {
 pub struct ServeArgs {
     #[command(flatten)]
     pub config: ConfigArg,
+    #[command(flatten)]
+    pub cache: CacheSwitch,
     /// Serve MCP over streamable HTTP at /mcp instead of stdio, on ADDR (default 127.0.0.1:8411).
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = crate::http_serve::DEFAULT_ADDRESS)]
     pub http: Option<std::net::SocketAddr>,

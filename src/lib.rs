@@ -21,7 +21,8 @@
 //! - [`config`] — file → validated `Config`; `schema_check` — schemars + jsonschema checking.
 //! - `oauth` — `toolshelf login`/`logout` and the tokens of OAuth servers; `http_client` — the
 //!   one HTTP client.
-//! - `catalog` — each server's current tools; `suggest` — "did you mean" by edit distance.
+//! - `catalog` — each server's current tools; `catalog_cache` — the persisted catalog they are
+//!   remembered in between runs; `suggest` — "did you mean" by edit distance.
 //! - `metrics` — what `GET /metrics` shows under `serve --http`.
 
 mod agent_calls;
@@ -34,6 +35,7 @@ mod agent_tasks;
 mod agent_transport;
 mod call_meta;
 mod catalog;
+pub mod catalog_cache;
 pub mod check;
 mod children;
 pub use children::guard::{GUARD_COMMAND, run as run_process_guard};
@@ -49,6 +51,7 @@ mod meta_tools;
 mod metrics;
 pub mod oauth;
 mod offers;
+mod private_file;
 mod qualified_names;
 mod schema_check;
 pub mod server;

@@ -9,7 +9,7 @@ use std::{io::Write, process::ExitCode};
 
 use clap::Parser;
 use toolshelf::{
-    cli::{Cli, Command},
+    cli::{CacheCommand, CacheSwitch, Cli, Command},
     config,
 };
 use tracing_subscriber::EnvFilter;
@@ -58,7 +58,7 @@ async fn run(command: Command) -> ExitCode {
             write_stdout(&format!("{schema}\n"))
         }
         Command::Serve(args) => {
-            let Some(config) = load(args.config.config) else {
+            let Some(config) = load(args.config.config, &args.cache) else {
                 return ExitCode::from(2);
             };
             let flat = if args.flat {
@@ -119,7 +119,7 @@ async fn run(command: Command) -> ExitCode {
             }
         }
         Command::Login(args) => {
-            let Some(config) = load(args.server.config.config) else {
+            let Some(config) = load(args.server.config.config, &CacheSwitch::default()) else {
                 return ExitCode::from(2);
             };
             let mut say = std::io::stderr().lock();
@@ -129,14 +129,35 @@ async fn run(command: Command) -> ExitCode {
             login_exit(done)
         }
         Command::Logout(args) => {
-            let Some(config) = load(args.config.config) else {
+            let Some(config) = load(args.config.config, &CacheSwitch::default()) else {
                 return ExitCode::from(2);
             };
             let mut say = std::io::stderr().lock();
             login_exit(toolshelf::oauth::logout(&config, &args.target, &mut say))
         }
+        Command::Cache(CacheCommand::Path) => match toolshelf::catalog_cache::folder() {
+            Ok(folder) => write_stdout(&format!("{}\n", folder.display())),
+            Err(error) => {
+                let _ = writeln!(std::io::stderr().lock(), "error: {error}");
+                ExitCode::FAILURE
+            }
+        },
+        Command::Cache(CacheCommand::Clear) => match toolshelf::catalog_cache::clear() {
+            Ok((folder, removed)) => {
+                let _ = writeln!(
+                    std::io::stderr().lock(),
+                    "removed {removed} catalog file(s) from {}",
+                    folder.display()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                let _ = writeln!(std::io::stderr().lock(), "error: {error}");
+                ExitCode::FAILURE
+            }
+        },
         Command::Check(args) => {
-            let Some(config) = load(args.config) else {
+            let Some(config) = load(args.config.config, &args.cache) else {
                 return ExitCode::from(2);
             };
             let mut out = std::io::stdout().lock();
@@ -187,10 +208,14 @@ fn login_exit(done: Result<(), toolshelf::oauth::LoginError>) -> ExitCode {
     ExitCode::from(code)
 }
 
-fn load(from_cli: Option<std::path::PathBuf>) -> Option<config::Config> {
+/// The config, with `--no-cache` applied.
+fn load(from_cli: Option<std::path::PathBuf>, cache: &CacheSwitch) -> Option<config::Config> {
     let (path, from) = config::locate(from_cli);
     match config::load_from(&path, from) {
-        Ok(config) => {
+        Ok(mut config) => {
+            if cache.no_cache {
+                config.catalog.cache = false;
+            }
             for note in &config.notes {
                 tracing::warn!(file = %path.display(), "{note}");
             }

@@ -38,8 +38,8 @@ use super::{
     tool_result::ToolResultJson,
 };
 use crate::{
-    call_meta::ForwardedMeta, catalog::ServerCatalog, config::ServerSpec, error::DownstreamKind,
-    json_lines::LineWriter,
+    call_meta::ForwardedMeta, catalog::ServerCatalog, catalog_cache::Identity, config::ServerSpec,
+    error::DownstreamKind, json_lines::LineWriter,
 };
 
 /// The most pages of one list read from a child.
@@ -337,7 +337,8 @@ impl Child {
             }
         };
         let startup = began.elapsed();
-        catalog.replace(tools);
+        let answer = session.peer().peer_info();
+        catalog.replace(tools, &Identity::of(answer.as_deref()));
         if era == Era::Legacy
             && let Some(level) = launch.agent.log_level()
         {

@@ -184,7 +184,7 @@ impl ClientHandler for ChildClient {
         .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
     }
 
-    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+    async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
         if self.stopping.load(Ordering::Acquire) {
             return;
         }
@@ -199,7 +199,9 @@ impl ClientHandler for ChildClient {
             match listed.await {
                 Ok(tools) => {
                     tracing::debug!(tools = tools.len(), "tool list changed; catalog refreshed");
-                    self.catalog.replace(tools);
+                    let answer = context.peer.peer_info();
+                    let identity = crate::catalog_cache::Identity::of(answer.as_deref());
+                    self.catalog.replace(tools, &identity);
                     self.agent.tool_list_changed().await;
                 }
                 Err(error) if self.stopping.load(Ordering::Acquire) => {

@@ -31,10 +31,11 @@ pub(crate) use tool_result::ToolResultJson;
 use crate::{agent_route::AgentRoute, metrics::Metrics};
 
 /// What starting a child needs besides its spec: the registry every process goes through, the
-/// agent side, which the child's client role relays to, and the metrics starts count in
-/// (`serve --http` only).
+/// agent side, which the child's client role relays to, the metrics starts count in
+/// (`serve --http` only), and where the tools it lists are persisted (unless that is off).
 pub(crate) struct Launch {
     pub registry: Arc<ProcessRegistry>,
     pub agent: AgentRoute,
     pub metrics: Option<Arc<Metrics>>,
+    pub catalogs: Option<Arc<crate::catalog_cache::CatalogCache>>,
 }

@@ -20,6 +20,36 @@ pub(crate) struct ListedTool {
     pub execution: Option<Box<RawValue>>,
 }
 
+impl ListedTool {
+    /// One tool of a `tools/list` result as the server wrote it (or as the persisted catalog
+    /// kept it).
+    pub(crate) fn read(raw: &RawValue) -> Result<ListedTool, String> {
+        #[derive(Deserialize)]
+        struct Extra {
+            #[serde(default)]
+            execution: Option<Box<RawValue>>,
+        }
+        let tool: Tool = serde_json::from_str(raw.get())
+            .map_err(|error| format!("a tool in the tools/list result does not read: {error}"))?;
+        let extra: Extra = serde_json::from_str(raw.get()).map_err(|error| error.to_string())?;
+        let execution = extra
+            .execution
+            .filter(|execution| execution.get().starts_with('{'));
+        Ok(ListedTool { tool, execution })
+    }
+
+    /// The tool as JSON again, `execution` included: what the persisted catalog keeps.
+    pub(crate) fn to_json(&self) -> serde_json::Value {
+        let mut json = serde_json::to_value(&self.tool).unwrap_or_default();
+        if let (Some(object), Some(execution)) = (json.as_object_mut(), &self.execution)
+            && let Ok(execution) = serde_json::from_str(execution.get())
+        {
+            object.insert("execution".into(), execution);
+        }
+        json
+    }
+}
+
 impl From<Tool> for ListedTool {
     fn from(tool: Tool) -> Self {
         Self {
@@ -63,7 +93,7 @@ pub(crate) async fn list_tools(
         let page: Page = serde_json::from_str(page.get())
             .map_err(|error| format!("the tools/list result does not read: {error}"))?;
         for raw in page.tools {
-            tools.push(listed(&raw)?);
+            tools.push(ListedTool::read(&raw)?);
         }
         match page.next_cursor {
             Some(next) if !next.is_empty() => cursor = Some(next),
@@ -80,21 +110,6 @@ struct Page {
     tools: Vec<Box<RawValue>>,
     #[serde(rename = "nextCursor", default)]
     next_cursor: Option<String>,
-}
-
-fn listed(raw: &RawValue) -> Result<ListedTool, String> {
-    #[derive(Deserialize)]
-    struct Extra {
-        #[serde(default)]
-        execution: Option<Box<RawValue>>,
-    }
-    let tool: Tool = serde_json::from_str(raw.get())
-        .map_err(|error| format!("a tool in the tools/list result does not read: {error}"))?;
-    let extra: Extra = serde_json::from_str(raw.get()).map_err(|error| error.to_string())?;
-    let execution = extra
-        .execution
-        .filter(|execution| execution.get().starts_with('{'));
-    Ok(ListedTool { tool, execution })
 }
 
 fn request_line(

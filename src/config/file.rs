@@ -34,6 +34,33 @@ pub(crate) struct ConfigFile {
     /// Limits of `toolshelf serve --http`.
     #[serde(default)]
     pub http: Option<HttpFile>,
+    /// The persisted catalog: servers' tool lists remembered between runs.
+    #[serde(default)]
+    pub catalog: Option<CatalogFile>,
+}
+
+/// The persisted catalog: each server's tool list is remembered in the user's cache folder,
+/// and a toolbox whose servers are all remembered opens at once from it.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub(crate) struct CatalogFile {
+    /// Remember tool lists and answer from them (default true); false: every open starts its servers and waits (as `--no-cache` does).
+    #[serde(default)]
+    pub cache: Option<bool>,
+    /// When a toolbox opened from the remembered catalog starts its servers: "background" (the default: at once, behind the answer, so the first call finds them running) or "firstCall" (each server on its first call: nothing runs that is not used)
+    #[serde(default)]
+    pub prestart: Option<Prestart>,
+}
+
+/// When the servers of a toolbox opened from the persisted catalog start.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum Prestart {
+    /// At once, in the background: the agent reads the tools meanwhile.
+    #[default]
+    Background,
+    /// On each server's first call.
+    FirstCall,
 }
 
 /// Limits of `toolshelf serve --http`; each has a default.

@@ -16,8 +16,8 @@ use std::{
 
 use indexmap::IndexMap;
 
-pub use file::Sharing;
 pub(crate) use file::{ALIAS_PATTERN, NAME_PATTERN, TAG_PATTERN};
+pub use file::{Prestart, Sharing};
 
 pub use crate::schema_check::Violation;
 
@@ -46,9 +46,28 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
 pub struct Config {
     pub toolboxes: IndexMap<String, Arc<ToolboxSpec>>,
     pub http: HttpLimits,
+    /// The persisted catalog.
+    pub catalog: CatalogSettings,
     /// What the user should hear about the file although it is valid: keys of a client's own
     /// settings that toolshelf does not use, servers a plain file disables.
     pub notes: Vec<String>,
+}
+
+/// Whether servers' tool lists are remembered between runs, and when a toolbox opened from
+/// them starts its servers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CatalogSettings {
+    pub cache: bool,
+    pub prestart: Prestart,
+}
+
+impl Default for CatalogSettings {
+    fn default() -> Self {
+        Self {
+            cache: true,
+            prestart: Prestart::Background,
+        }
+    }
 }
 
 /// The limits of `serve --http`.

@@ -14,12 +14,13 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{
-    Config, DEFAULT_CALL_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, Endpoint,
-    HttpLimits, LocalServer, OAuthSettings, RemoteServer, RemoteTransport, ServerSpec, ToolFilter,
-    ToolOverride, ToolboxSpec,
+    CatalogSettings, Config, DEFAULT_CALL_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_STARTUP_TIMEOUT,
+    Endpoint, HttpLimits, LocalServer, OAuthSettings, RemoteServer, RemoteTransport, ServerSpec,
+    ToolFilter, ToolOverride, ToolboxSpec,
     expand::expand,
     file::{
-        ConfigFile, DefaultsFile, HttpFile, OAuthFile, ServerFile, ServerKind, ToolFiltersFile,
+        CatalogFile, ConfigFile, DefaultsFile, HttpFile, OAuthFile, ServerFile, ServerKind,
+        ToolFiltersFile,
     },
     plain,
 };
@@ -99,10 +100,22 @@ fn build(
         _ => DefaultsFile::default(),
     };
     let http = http_limits(value, problems);
+    let catalog = match value.get("catalog") {
+        Some(catalog) if shape_ok(problems, "catalog") => {
+            let file = CatalogFile::deserialize(catalog).unwrap_or_default();
+            let defaults = CatalogSettings::default();
+            CatalogSettings {
+                cache: file.cache.unwrap_or(defaults.cache),
+                prestart: file.prestart.unwrap_or(defaults.prestart),
+            }
+        }
+        _ => CatalogSettings::default(),
+    };
     let Some(boxes) = value.get("toolboxes").and_then(Value::as_object) else {
         return Config {
             toolboxes,
             http,
+            catalog,
             notes: Vec::new(),
         };
     };
@@ -155,6 +168,7 @@ fn build(
     Config {
         toolboxes,
         http,
+        catalog,
         notes: Vec::new(),
     }
 }

@@ -19,10 +19,11 @@ pub use crate::qualified_names::DEFAULT_SEPARATOR;
 use crate::{
     catalog,
     config::Config,
+    config::Prestart,
     error::ToolError,
     forward::{self, CallAnswer, CallFailure, CallParts, Target},
     qualified_names as names,
-    toolboxes::{ServerSlot, ServerState, Toolboxes},
+    toolboxes::{Opening, ServerSlot, ServerState, Toolboxes},
 };
 
 /// What flat mode serves, fixed at start: checked against the config before anything runs.
@@ -142,7 +143,15 @@ impl FlatServing {
             .into_iter()
             .filter_map(|name| toolboxes.get(name))
             .collect();
-        let opened = join_all(served.iter().map(|toolbox| toolboxes.open(toolbox))).await;
+        // A flat client may never call most servers: those whose tools are remembered start
+        // on their first call.
+        let opening = Opening::Remembered(Prestart::FirstCall);
+        let opened = join_all(
+            served
+                .iter()
+                .map(|toolbox| toolboxes.open_as(toolbox, opening)),
+        )
+        .await;
         for conflicts in opened.into_iter().filter_map(Result::err) {
             for conflict in conflicts {
                 tracing::warn!(%conflict, "an alias clashes with a tool name; calls by that name reach the tool");

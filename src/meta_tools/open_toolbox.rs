@@ -10,9 +10,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, value::RawValue};
 
 use crate::{
+    catalog::{Changes, Source},
     error::{Context, ToolError},
     schema_check::SchemaCheck,
-    toolboxes::{ServerState, Toolbox, Toolboxes},
+    toolboxes::{ServerSlot, ServerState, Toolbox, Toolboxes},
 };
 
 /// Input of `open_toolbox`.
@@ -36,11 +37,22 @@ pub(crate) struct Opened<'a> {
 }
 
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub(crate) struct ServerSummary<'a> {
     pub name: &'a str,
+    /// "ready", "starting", "idle" (not running; its next call starts it) or "failed".
     pub status: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Where `tools` came from: "live" (the server, in this run) or "cached" (the persisted
+    /// catalog, `catalogAge` seconds old).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub catalog: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub catalog_age: Option<u64>,
+    /// How the tools changed since this toolbox was last opened.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changes: Option<Changes>,
     pub tools: Vec<ToolSummary<'a>>,
 }
 
@@ -92,22 +104,34 @@ pub(crate) async fn open_toolbox(
     describe(boxed)
 }
 
-/// The metadata of an opened toolbox, or the error when none of its servers is ready.
+/// The metadata of an opened toolbox, or the error when none of its servers lists tools.
 pub(crate) fn describe(toolbox: &Toolbox) -> Result<CallToolResult, ToolError> {
     let states: Vec<ServerState> = toolbox.servers.iter().map(|slot| slot.state()).collect();
-    // A server stopped for idleness started fine: its tools are known, and its next call starts
-    // it again. Only a server that could not start is a failure.
-    let failure = |state: &ServerState| match state {
+    // A server stopped for idleness started fine, and one not started yet may have its tools
+    // in the persisted catalog: their tools are known, and the next call starts them. Only a
+    // server that could not start (or never did, and is not remembered) is a failure.
+    let failure = |slot: &ServerSlot, state: &ServerState| match state {
         ServerState::Ready(_) | ServerState::Idle => None,
         ServerState::Failed(reason) => Some(reason.to_string()),
+        ServerState::NotStarted if slot.lists_tools() => None,
         ServerState::NotStarted => Some("not started".to_owned()),
     };
-    if states.iter().all(|state| failure(state).is_some()) {
+    if toolbox
+        .servers
+        .iter()
+        .zip(&states)
+        .all(|(slot, state)| failure(slot, state).is_some())
+    {
         let failures = toolbox
             .servers
             .iter()
             .zip(&states)
-            .map(|(slot, state)| (slot.spec.name.clone(), failure(state).unwrap_or_default()))
+            .map(|(slot, state)| {
+                (
+                    slot.spec.name.clone(),
+                    failure(slot, state).unwrap_or_default(),
+                )
+            })
             .collect();
         return Err(ToolError::OpenFailed {
             toolbox: toolbox.spec.name.clone(),
@@ -122,14 +146,26 @@ pub(crate) fn describe(toolbox: &Toolbox) -> Result<CallToolResult, ToolError> {
     let mut servers = Vec::with_capacity(states.len());
     for ((slot, state), catalog) in toolbox.servers.iter().zip(&states).zip(&catalogs) {
         let name = slot.spec.name.as_str();
-        match failure(state) {
+        match failure(slot, state) {
             None => servers.push(ServerSummary {
                 name,
                 status: match state {
-                    ServerState::Idle => "idle",
-                    _ => "ready",
+                    ServerState::Ready(_) => "ready",
+                    ServerState::NotStarted if slot.is_starting() => "starting",
+                    _ => "idle",
                 },
                 error: None,
+                catalog: Some(match slot.catalog.source() {
+                    Source::Remembered { .. } => "cached",
+                    _ => "live",
+                }),
+                catalog_age: match slot.catalog.source() {
+                    Source::Remembered { listed_at } => {
+                        Some(listed_at.elapsed().map_or(0, |age| age.as_secs()))
+                    }
+                    _ => None,
+                },
+                changes: slot.catalog.changes_since_shown(),
                 tools: catalog
                     .iter()
                     .map(|entry| ToolSummary {
@@ -150,6 +186,9 @@ pub(crate) fn describe(toolbox: &Toolbox) -> Result<CallToolResult, ToolError> {
                 name,
                 status: "failed",
                 error: Some(error),
+                catalog: None,
+                catalog_age: None,
+                changes: None,
                 tools: Vec::new(),
             }),
         }

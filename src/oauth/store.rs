@@ -4,8 +4,8 @@
 
 use std::{
     fs,
-    io::{Read, Write},
-    os::unix::fs::{DirBuilderExt, OpenOptionsExt},
+    io::Read,
+    os::unix::fs::OpenOptionsExt,
     path::{Path, PathBuf},
     sync::{Arc, Mutex},
     time::{Duration, Instant, SystemTime},
@@ -141,8 +141,8 @@ impl FileStore {
         change(&mut state.saved);
         let text = serde_json::to_vec_pretty(&state.saved)
             .map_err(|error| AuthError::CredentialStoreError(error.to_string()))?;
-        state.modified =
-            write_private(&self.path, &text).map_err(AuthError::CredentialStoreError)?;
+        state.modified = crate::private_file::write(&self.path, &text)
+            .map_err(AuthError::CredentialStoreError)?;
         Ok(())
     }
 }
@@ -282,38 +282,8 @@ pub(crate) fn file_of(server: &RemoteServer, settings: &OAuthSettings) -> Result
     Ok(folder()?.join(format!("{name}.json")))
 }
 
-/// Writes `text` to `path` readable by its owner only, whole or not at all; the time it was
-/// written.
-fn write_private(path: &Path, text: &[u8]) -> Result<Option<SystemTime>, String> {
-    let folder = path.parent().unwrap_or(Path::new("."));
-    fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(folder)
-        .map_err(|error| format!("cannot create {}: {error}", folder.display()))?;
-    let temporary = path.with_extension(format!("json.{}.tmp", std::process::id()));
-    let written = fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&temporary)
-        .and_then(|mut file| {
-            file.write_all(text)?;
-            file.sync_all()?;
-            Ok(file.metadata()?.modified().ok())
-        })
-        .and_then(|modified| fs::rename(&temporary, path).map(|()| modified));
-    written.map_err(|error| {
-        let _ = fs::remove_file(&temporary);
-        format!("cannot write {}: {error}", path.display())
-    })
-}
-
 #[cfg(test)]
 mod tests {
-    use std::os::unix::fs::PermissionsExt;
-
     use super::*;
 
     #[tokio::test]
@@ -332,21 +302,5 @@ mod tests {
         drop(held);
         let taken = waiting.await.expect("task").expect("locked after release");
         assert!(taken >= released);
-    }
-
-    #[test]
-    fn a_login_file_is_owner_only_and_replaced_whole() {
-        let folder = tempfile::tempdir().expect("temp dir");
-        let path = folder.path().join("new").join("login.json");
-        write_private(&path, b"{}").expect("written");
-        write_private(&path, b"{\"a\":1}").expect("rewritten");
-        let mode = |path: &Path| fs::metadata(path).expect("metadata").permissions().mode() & 0o777;
-        assert_eq!(mode(&path), 0o600);
-        assert_eq!(mode(path.parent().expect("folder")), 0o700);
-        assert_eq!(fs::read(&path).expect("read"), b"{\"a\":1}");
-        let left: Vec<_> = fs::read_dir(path.parent().expect("folder"))
-            .expect("list")
-            .collect();
-        assert_eq!(left.len(), 1, "no temporary file is left behind");
     }
 }

@@ -43,10 +43,18 @@ fn not_found<'a>(kind: &str, name: &str, listed: impl IntoIterator<Item = &'a st
 }
 
 /// The running child of `slot` (started if it is not running), if it declares what `has` asks.
+/// A server that is not running and is known to lack it (from its last start, or the persisted
+/// catalog) is not started for it.
 async fn with_capability(
     slot: &ServerSlot,
     has: impl Fn(&ServerCapabilities) -> bool,
 ) -> Option<Arc<Child>> {
+    if slot.live().is_none()
+        && let Some(remembered) = slot.catalog.known_capabilities()
+        && !has(&remembered)
+    {
+        return None;
+    }
     let child = slot.ensure().await.ok()?;
     child
         .capabilities()

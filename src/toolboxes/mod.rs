@@ -32,8 +32,9 @@ pub(crate) use slot::{ServerSlot, ServerState};
 use crate::{
     agent_link::AgentLink,
     agent_route::AgentRoute,
+    catalog_cache::CatalogCache,
     children::{Child, Launch, ProcessRegistry},
-    config::{Config, Sharing, ToolboxSpec},
+    config::{Config, Prestart, Sharing, ToolboxSpec},
     metrics::Metrics,
 };
 
@@ -49,7 +50,19 @@ pub(crate) struct Toolboxes {
     launch: Arc<Launch>,
     /// The servers every session shares, if sessions share any.
     shared: Option<Arc<SharedServers>>,
+    /// When a toolbox opened from the persisted catalog starts its servers.
+    prestart: Prestart,
     stop: CancellationToken,
+}
+
+/// How `open` finds a toolbox's tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Opening {
+    /// From the servers themselves: every one that is not running starts, and the open waits.
+    Live,
+    /// From the persisted catalog where it has a server's tools (that server starts as
+    /// `Prestart` says); only the others start before the answer.
+    Remembered(Prestart),
 }
 
 /// One toolbox and its servers.
@@ -72,6 +85,7 @@ impl Toolboxes {
             registry: Arc::new(ProcessRegistry::default()),
             agent: AgentRoute::Own(agent.clone()),
             metrics: shared.as_ref().and_then(|shared| shared.metrics()),
+            catalogs: CatalogCache::new(&config.catalog),
         });
         if let Some(shared) = &shared {
             shared.join(&agent);
@@ -109,6 +123,7 @@ impl Toolboxes {
             agent,
             launch,
             shared,
+            prestart: config.catalog.prestart,
             stop,
         }
     }
@@ -178,17 +193,40 @@ impl Toolboxes {
         .await;
     }
 
-    /// Starts every server of `toolbox` that is not running, concurrently. The toolbox counts as
-    /// open once any of its servers is ready, unless an alias clashes with a tool name: then it
-    /// stays closed and the conflicts (with their fixes) are returned; `close` stops its children.
+    /// Opens `toolbox` as an agent's `open_toolbox` does: from the persisted catalog where it
+    /// can, starting the servers as the config's `prestart` says.
     pub(crate) async fn open(&self, toolbox: &Toolbox) -> Result<(), Vec<String>> {
-        join_all(toolbox.servers.iter().map(|slot| slot.ensure())).await;
+        self.open_as(toolbox, Opening::Remembered(self.prestart))
+            .await
+    }
+
+    /// Starts every server of `toolbox` that is not running, concurrently, except those
+    /// `opening` takes from the persisted catalog. The toolbox counts as open once any of its
+    /// servers lists tools, unless an alias clashes with a tool name: then it stays closed and
+    /// the conflicts (with their fixes) are returned; `close` stops its children.
+    pub(crate) async fn open_as(
+        &self,
+        toolbox: &Toolbox,
+        opening: Opening,
+    ) -> Result<(), Vec<String>> {
+        let mut waited = Vec::new();
+        for slot in &toolbox.servers {
+            match opening {
+                Opening::Remembered(prestart) if slot.recall() => {
+                    if prestart == Prestart::Background {
+                        slot.start_in_background();
+                    }
+                }
+                _ => waited.push(slot),
+            }
+        }
+        join_all(waited.iter().map(|slot| slot.ensure())).await;
         let conflicts = toolbox.alias_conflicts();
         if !conflicts.is_empty() {
             toolbox.open.store(false, Ordering::Release);
             return Err(conflicts);
         }
-        if toolbox.servers.iter().any(|slot| slot.live().is_some()) {
+        if toolbox.servers.iter().any(|slot| slot.lists_tools()) {
             toolbox.open.store(true, Ordering::Release);
         }
         Ok(())
@@ -239,22 +277,23 @@ async fn stop_children<'a>(
 }
 
 impl Toolbox {
-    /// Aliases that equal another visible tool's name, across the toolbox's ready servers.
+    /// Aliases that equal another visible tool's name, across the toolbox's servers that list
+    /// tools.
     pub(crate) fn alias_conflicts(&self) -> Vec<String> {
         let catalogs: Vec<(&str, &crate::catalog::ServerCatalog)> = self
             .servers
             .iter()
-            .filter(|slot| slot.live().is_some())
+            .filter(|slot| slot.lists_tools())
             .map(|slot| (slot.spec.name.as_str(), slot.catalog.as_ref()))
             .collect();
         crate::catalog::alias_conflicts(&catalogs)
     }
 
-    /// Overrides that name no tool of their (ready) server.
+    /// Overrides that name no tool of their server (of those that list tools).
     pub(crate) fn warnings(&self) -> Vec<String> {
         self.servers
             .iter()
-            .filter(|slot| slot.live().is_some())
+            .filter(|slot| slot.lists_tools())
             .flat_map(|slot| slot.catalog.warnings())
             .collect()
     }

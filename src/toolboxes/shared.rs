@@ -16,6 +16,7 @@ use super::{ServerSlot, idle, stop_children};
 use crate::{
     agent_link::AgentLink,
     agent_route::{AgentRoute, SharedLink},
+    catalog_cache::CatalogCache,
     children::{Launch, ProcessRegistry},
     config::{Config, Sharing},
     metrics::Metrics,
@@ -38,6 +39,7 @@ impl SharedServers {
             registry: Arc::new(ProcessRegistry::default()),
             agent: AgentRoute::Shared(link.clone()),
             metrics: Some(metrics),
+            catalogs: CatalogCache::new(&config.catalog),
         });
         let slots: IndexMap<(String, String), Arc<ServerSlot>> = config
             .toolboxes

@@ -5,14 +5,14 @@
 use std::{
     sync::{
         Arc, Mutex, RwLock,
-        atomic::{AtomicU64, Ordering},
+        atomic::{AtomicBool, AtomicU64, Ordering},
     },
     time::Instant,
 };
 
 use super::backoff::Backoff;
 use crate::{
-    catalog::ServerCatalog,
+    catalog::{ServerCatalog, Source},
     children::{Child, Launch},
     config::ServerSpec,
 };
@@ -40,6 +40,8 @@ pub(crate) struct ServerSlot {
     start_lock: tokio::sync::Mutex<()>,
     /// Finished starts; a caller that waited for someone else's start takes its outcome.
     starts: AtomicU64,
+    /// A start is under way (or about to be, in the background).
+    starting: AtomicBool,
     backoff: Mutex<Backoff>,
 }
 
@@ -51,7 +53,11 @@ impl ServerSlot {
         shared: bool,
     ) -> Self {
         Self {
-            catalog: Arc::new(ServerCatalog::new(toolbox, &spec)),
+            catalog: Arc::new(ServerCatalog::new(
+                toolbox,
+                &spec,
+                launch.catalogs.as_deref(),
+            )),
             spec,
             toolbox: toolbox.to_owned(),
             launch,
@@ -59,6 +65,7 @@ impl ServerSlot {
             state: RwLock::new(ServerState::NotStarted),
             start_lock: tokio::sync::Mutex::new(()),
             starts: AtomicU64::new(0),
+            starting: AtomicBool::new(false),
             backoff: Mutex::new(Backoff::default()),
         }
     }
@@ -106,10 +113,51 @@ impl ServerSlot {
         Box::pin(self.start()).await
     }
 
+    /// True while a start of the server is under way.
+    pub(crate) fn is_starting(&self) -> bool {
+        self.starting.load(Ordering::Acquire)
+    }
+
+    /// True when the agent can be shown the server's tools: it runs, it was stopped for
+    /// idleness, or it has not started but its tools are known (the persisted catalog).
+    pub(crate) fn lists_tools(&self) -> bool {
+        match self.state() {
+            ServerState::Ready(_) | ServerState::Idle => true,
+            ServerState::NotStarted => self.catalog.source() != Source::None,
+            ServerState::Failed(_) => false,
+        }
+    }
+
+    /// For a server that has not started: takes its tools from the persisted catalog, if they
+    /// are there.
+    pub(crate) fn recall(&self) -> bool {
+        matches!(self.state(), ServerState::NotStarted) && self.catalog.recall()
+    }
+
+    /// Starts the server behind the caller's back; a call meanwhile waits for this start.
+    pub(crate) fn start_in_background(self: &Arc<Self>) {
+        if self.live().is_some() {
+            return;
+        }
+        self.starting.store(true, Ordering::Release);
+        let slot = self.clone();
+        tokio::spawn(async move {
+            // A failure is logged by the start and met again by the next call.
+            let _ = slot.ensure().await;
+        });
+    }
+
     /// The slow half of `ensure`: start the child under the start lock, or share a start.
     async fn start(&self) -> Result<Arc<Child>, Arc<str>> {
         let seen = self.starts.load(Ordering::Acquire);
         let _starting = self.start_lock.lock().await;
+        self.starting.store(true, Ordering::Release);
+        let outcome = self.start_locked(seen).await;
+        self.starting.store(false, Ordering::Release);
+        outcome
+    }
+
+    async fn start_locked(&self, seen: u64) -> Result<Arc<Child>, Arc<str>> {
         if self.starts.load(Ordering::Acquire) != seen {
             // Someone else's start finished while we waited: its outcome is ours.
             return match self.state() {
@@ -132,6 +180,7 @@ impl ServerSlot {
         if let Some(refusal) = refusal {
             return Err(refusal.into());
         }
+        let known = (self.catalog.source() != Source::None).then(|| self.catalog.tools());
         let started = Child::start(
             &self.launch,
             &self.toolbox,
@@ -146,6 +195,13 @@ impl ServerSlot {
                 }
                 let child = Arc::new(child);
                 self.set(ServerState::Ready(child.clone()));
+                // The agent may hold the list as it was (remembered, or before a restart).
+                if let Some(known) = known
+                    && crate::catalog::changes(&known, &self.catalog.tools()).is_some()
+                {
+                    tracing::info!(toolbox = %self.toolbox, server = %self.spec.name, "the server's tools changed since they were last listed");
+                    self.launch.agent.tool_list_changed().await;
+                }
                 Ok(child)
             }
             Err(error) => {

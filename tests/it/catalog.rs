@@ -110,7 +110,7 @@ fn check_reports_conflicts_and_overrides_for_missing_tools() {
         ("dev", "Dev", json!({ "fx": renamed_fixture() })),
         ("clash", "Clash", json!({ "fx": clashing })),
     ]));
-    let output = std::process::Command::new(crate::harness::toolshelf_bin())
+    let output = crate::harness::toolshelf_std()
         .args(["check", "--config", path.to_str().expect("utf-8")])
         .env("RUST_LOG", "error")
         .stdin(std::process::Stdio::null())

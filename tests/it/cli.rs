@@ -1,15 +1,13 @@
 //! The command line: `schema`, `check`, `--help`.
 
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 use serde_json::json;
 
-use crate::harness::{
-    EXAMPLE_CONFIG, config, example_config, fixture, toolshelf_bin, write_config,
-};
+use crate::harness::{EXAMPLE_CONFIG, config, example_config, fixture, write_config};
 
 fn run(args: &[&str]) -> Output {
-    Command::new(toolshelf_bin())
+    crate::harness::toolshelf_std()
         .args(args)
         .env("RUST_LOG", "warn")
         .stdin(Stdio::null())
@@ -142,7 +140,7 @@ fn check_on_real_servers_logs_nothing_when_all_is_well() {
         ("demo", "Demo", json!({ "everything": everything })),
         ("memory", "Memory", json!({ "memory": memory })),
     ]));
-    let output = Command::new(toolshelf_bin())
+    let output = crate::harness::toolshelf_std()
         .args(["check", "--config"])
         .arg(&path)
         .env_remove("RUST_LOG")

@@ -28,7 +28,7 @@ async fn fastmcp(scenario: &str, mode: &str) -> (Value, String) {
 /// Runs the fastmcp client; returns what it printed, the file toolshelf's exit status will be
 /// written to, and the folder that holds it and the config.
 async fn run_fastmcp(scenario: &str, mode: &str) -> (Value, PathBuf, tempfile::TempDir) {
-    let (dir, path) = write_config(&config(&[
+    let mut file = config(&[
         // Children on one revision each: older than both agents' (2025-06-18), and only the
         // newest (2026-07-28, no `initialize`).
         (
@@ -44,7 +44,11 @@ async fn run_fastmcp(scenario: &str, mode: &str) -> (Value, PathBuf, tempfile::T
             "The MCP reference server",
             json!({ "everything": npm_server("mcp-server-everything", &["stdio"]) }),
         ),
-    ]));
+    ]);
+    // A scenario runs toolshelf more than once; each open must start the children (their
+    // `status` is what these tests read), not answer from the persisted catalog.
+    file["catalog"] = json!({"cache": false});
+    let (dir, path) = write_config(&file);
     let status_file = dir.path().join("status");
     let mut args: Vec<OsString> = [scenario, mode, "--", "sh", "-c"]
         .iter()
@@ -68,6 +72,7 @@ pub(crate) async fn python_client(script: &str, args: Vec<OsString>) -> Value {
         .join(script);
     let output = tokio::process::Command::new(python_env().join("bin/python"))
         .arg(&script)
+        .env("XDG_CACHE_HOME", crate::harness::fresh_cache())
         .args(args)
         .env("RUST_LOG", "warn")
         .kill_on_drop(true)
@@ -151,7 +156,7 @@ async fn empty_input_is_a_normal_end() {
         "Development",
         json!({ "fixture": fixture(&[]) }),
     )]));
-    let status = tokio::process::Command::new(toolshelf_bin())
+    let status = crate::harness::toolshelf()
         .args(["serve", "--config"])
         .arg(&path)
         .stdin(std::process::Stdio::null())

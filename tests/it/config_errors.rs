@@ -1,15 +1,13 @@
 //! A corpus of broken configs: each is refused with exit status 2 and every problem listed with
 //! its path and a fix, and nothing is started.
 
-use std::process::{Command, Stdio};
-
-use crate::harness::toolshelf_bin;
+use std::process::Stdio;
 
 /// Runs `toolshelf serve` on `text` (as `bad.json` in a fresh folder) and returns (status, stderr).
 fn refuse(text: &str) -> (Option<i32>, String) {
     let dir = tempfile::tempdir().expect("temp dir");
     std::fs::write(dir.path().join("bad.json"), text).expect("write");
-    let output = Command::new(toolshelf_bin())
+    let output = crate::harness::toolshelf_std()
         .args(["serve", "--config", "bad.json"])
         .current_dir(dir.path())
         .env_remove("TOOLSHELF_TEST_SURELY_UNSET")
@@ -199,7 +197,7 @@ fn a_missing_config_file_says_where_it_looked_and_what_to_do() {
     // `serve ARGS` in `dir` without TOOLSHELF_CONFIG: its exit code and stderr, the folder
     // written as `<folder>`.
     let serve = |args: &[&str]| {
-        let output = Command::new(toolshelf_bin())
+        let output = crate::harness::toolshelf_std()
             .arg("serve")
             .args(args)
             .current_dir(dir.path())
@@ -226,7 +224,7 @@ fn a_missing_config_file_says_where_it_looked_and_what_to_do() {
 fn the_config_path_comes_from_the_environment_when_not_given() {
     let dir = tempfile::tempdir().expect("temp dir");
     std::fs::write(dir.path().join("elsewhere.json"), "{}").expect("write");
-    let output = Command::new(toolshelf_bin())
+    let output = crate::harness::toolshelf_std()
         .arg("serve")
         .current_dir(dir.path())
         .env("TOOLSHELF_CONFIG", "elsewhere.json")

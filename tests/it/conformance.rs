@@ -113,6 +113,7 @@ fn run_scenarios(scenarios: &[&str]) {
             .arg(format!("python3 {driver}"))
             .current_dir(results.path())
             .env("TOOLSHELF_BIN", toolshelf_bin())
+            .env("XDG_CACHE_HOME", crate::harness::fresh_cache())
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())
             .output()

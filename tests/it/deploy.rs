@@ -5,10 +5,7 @@
 
 use std::{path::Path, process::Command};
 
-use crate::{
-    harness::{lint_env, toolshelf_bin},
-    http_serve::haproxy,
-};
+use crate::{harness::lint_env, http_serve::haproxy};
 
 fn run(program: &Path, args: &[&str]) {
     run_with(program, args, &[]);
@@ -46,7 +43,7 @@ fn the_dockerfile_and_the_kubernetes_manifests_lint_clean() {
     run(&env.join("bin/kubernetes-validate"), &args);
 
     let schema = tempfile::NamedTempFile::new().expect("temp file");
-    let printed = Command::new(toolshelf_bin())
+    let printed = crate::harness::toolshelf_std()
         .arg("schema")
         .output()
         .expect("toolshelf schema");

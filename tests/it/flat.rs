@@ -54,9 +54,9 @@ impl ClientHandler for Counting {
     }
 }
 
-struct Flat {
+pub(crate) struct Flat {
     client: RunningService<RoleClient, Counting>,
-    changes: Arc<AtomicUsize>,
+    pub(crate) changes: Arc<AtomicUsize>,
     updates: Arc<AtomicUsize>,
     _process: tokio::process::Child,
 }
@@ -68,7 +68,7 @@ async fn serve_flat(path: &Path, args: &[&str]) -> Flat {
 
 /// As `serve_flat`, toolshelf's log going to `stderr`.
 async fn serve_flat_logged(path: &Path, args: &[&str], stderr: Stdio) -> Flat {
-    let mut command = tokio::process::Command::new(toolshelf_bin());
+    let mut command = crate::harness::toolshelf();
     command
         .args(["serve", "--flat", "--config"])
         .arg(path)
@@ -77,7 +77,7 @@ async fn serve_flat_logged(path: &Path, args: &[&str], stderr: Stdio) -> Flat {
 }
 
 /// Runs `command` (a `toolshelf serve`) and initializes a client that counts list changes.
-async fn serve_command(mut command: tokio::process::Command, stderr: Stdio) -> Flat {
+pub(crate) async fn serve_command(mut command: tokio::process::Command, stderr: Stdio) -> Flat {
     let mut process = command
         .env("RUST_LOG", "warn")
         .stdin(Stdio::piped())
@@ -110,7 +110,7 @@ impl Flat {
             .expect("tools/list")
     }
 
-    async fn names(&self) -> Vec<String> {
+    pub(crate) async fn names(&self) -> Vec<String> {
         self.tools()
             .await
             .into_iter()
@@ -118,7 +118,11 @@ impl Flat {
             .collect()
     }
 
-    async fn call(&self, name: &str, arguments: Value) -> Result<CallToolResult, ErrorData> {
+    pub(crate) async fn call(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, ErrorData> {
         let Value::Object(arguments) = arguments else {
             panic!("arguments must be an object");
         };
@@ -352,7 +356,7 @@ async fn a_separator_and_chosen_toolboxes() {
 
 /// Runs `toolshelf ARGS` to its end; returns (exit code, stderr).
 async fn run(args: &[&str], path: &Path) -> (Option<i32>, String) {
-    let output = tokio::process::Command::new(toolshelf_bin())
+    let output = crate::harness::toolshelf()
         .args(args)
         .arg("--config")
         .arg(path)
@@ -543,7 +547,7 @@ async fn everything_shelf(args: &[&str], more: Value) -> (Flat, tempfile::TempDi
         json!({ "everything": server }),
     )]);
     let (dir, path) = write_config(&config);
-    let mut process = tokio::process::Command::new(toolshelf_bin());
+    let mut process = crate::harness::toolshelf();
     process.args(["serve", "--config"]).arg(&path).args(args);
     let flat = serve_command(process, Stdio::null()).await;
     (flat, dir)
@@ -767,7 +771,7 @@ async fn flat_calls_carry_progress_and_cancellation() {
         json!({ "fx": fixture(&["--events", &events_path]) }),
     )]);
     let (dir, path) = write_config(&config);
-    let mut command = tokio::process::Command::new(toolshelf_bin());
+    let mut command = crate::harness::toolshelf();
     command
         .args(["serve", "--flat", "--config"])
         .arg(&path)

@@ -22,6 +22,39 @@ pub fn toolshelf_bin() -> &'static str {
     env!("CARGO_BIN_EXE_toolshelf")
 }
 
+/// `toolshelf`, with a persisted catalog of its own (see `fresh_cache`).
+pub fn toolshelf() -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(toolshelf_bin());
+    command.env("XDG_CACHE_HOME", fresh_cache());
+    command
+}
+
+/// As `toolshelf`, for a process run to its end.
+pub fn toolshelf_std() -> std::process::Command {
+    let mut command = std::process::Command::new(toolshelf_bin());
+    command.env("XDG_CACHE_HOME", fresh_cache());
+    command
+}
+
+/// A cache folder no other toolshelf of the tests uses: one test's persisted catalog never
+/// answers another's open (the same fixture command appears in many tests). Under cargo's
+/// folder for integration tests' files; emptied when the tests start.
+pub fn fresh_cache() -> PathBuf {
+    static ROOT: OnceLock<PathBuf> = OnceLock::new();
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let root = ROOT.get_or_init(|| {
+        let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("caches");
+        let _ = std::fs::remove_dir_all(&root);
+        root
+    });
+    let folder = root.join(
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            .to_string(),
+    );
+    std::fs::create_dir_all(&folder).expect("a cache folder");
+    folder
+}
+
 pub fn fixture_bin() -> &'static str {
     env!("CARGO_BIN_EXE_toolshelf-fixture")
 }
@@ -99,11 +132,23 @@ pub async fn start_at(dir: tempfile::TempDir, path: &Path, env: &[(&str, &str)])
 }
 
 async fn spawn(dir: tempfile::TempDir, path: &Path, env: &[(&str, &str)], stderr: Stdio) -> Shelf {
-    let mut command = tokio::process::Command::new(toolshelf_bin());
+    spawn_with(dir, path, env, &[], stderr).await
+}
+
+/// `toolshelf serve --config PATH ARGS` with `env`, initialized.
+pub async fn spawn_with(
+    dir: tempfile::TempDir,
+    path: &Path,
+    env: &[(&str, &str)],
+    args: &[&str],
+    stderr: Stdio,
+) -> Shelf {
+    let mut command = crate::harness::toolshelf();
     command
         .arg("serve")
         .arg("--config")
         .arg(path)
+        .args(args)
         .env_remove("RUST_LOG");
     for (key, value) in env {
         command.env(key, value);
@@ -400,7 +445,7 @@ impl RawClient {
     /// Starts `toolshelf serve` on `config` and initializes on protocol `version`.
     pub async fn start_on(config: &Value, version: &str) -> Self {
         let (dir, path) = write_config(config);
-        let mut command = tokio::process::Command::new(toolshelf_bin());
+        let mut command = crate::harness::toolshelf();
         command
             .args(["serve", "--config"])
             .arg(&path)

@@ -8,8 +8,7 @@ use std::{path::Path, process::Stdio, time::Duration};
 use serde_json::{Value, json};
 
 use crate::harness::{
-    DEADLINE, children_of, config, fixture, free_port, is_alive, python_env, toolshelf_bin,
-    write_config,
+    DEADLINE, children_of, config, fixture, free_port, is_alive, python_env, write_config,
 };
 
 /// Toolbox `dev` with the fixture, written to a fresh folder.
@@ -34,7 +33,7 @@ async fn serve_with(
     more: &[&str],
 ) -> (tokio::process::Child, u16) {
     let port = free_port();
-    let mut command = tokio::process::Command::new(toolshelf_bin());
+    let mut command = crate::harness::toolshelf();
     match token {
         "" => command.env_remove("TOOLSHELF_TOKEN"),
         token => command.env("TOOLSHELF_TOKEN", token),
@@ -357,7 +356,7 @@ async fn agents_reach_toolshelf_over_http_each_with_its_own_session() {
 #[tokio::test]
 async fn a_non_loopback_address_without_a_token_is_refused_at_start() {
     let (_dir, path) = fixture_config();
-    let output = std::process::Command::new(toolshelf_bin())
+    let output = crate::harness::toolshelf_std()
         .args(["serve", "--config"])
         .arg(&path)
         .args(["--http", "0.0.0.0:0"])

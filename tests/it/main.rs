@@ -15,6 +15,7 @@ mod harness;
 mod http_serve;
 mod interop;
 mod lifecycle;
+mod persisted_catalog;
 mod readme;
 mod remote;
 mod supervision;

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::harness::{
     DEADLINE, RawClient, config, free_port, interop_dir, npm_server, opened_tools, python_env,
-    toolshelf_bin, write_config,
+    write_config,
 };
 
 /// A server listening on a loopback port, restartable on the same port.
@@ -292,7 +292,7 @@ async fn headers_reach_a_remote_server_and_a_refused_token_is_reported_without_i
         "bad": {"url": checker.url(), "headers": {"Authorization": "Bearer wrong-t0ken-value"}},
     });
     let (dir, path) = write_config(&config(&[("mix", "", servers)]));
-    let mut command = tokio::process::Command::new(toolshelf_bin());
+    let mut command = crate::harness::toolshelf();
     command
         .args(["serve", "--config"])
         .arg(&path)
@@ -323,7 +323,7 @@ async fn headers_reach_a_remote_server_and_a_refused_token_is_reported_without_i
 /// (the test's authorization server redirects at once to toolshelf's loopback callback).
 async fn log_in(config: &std::path::Path, data: &std::path::Path, target: &str) -> String {
     use tokio::io::AsyncBufReadExt;
-    let mut login = tokio::process::Command::new(toolshelf_bin())
+    let mut login = crate::harness::toolshelf()
         .args(["login", "--no-browser", "--config"])
         .arg(config)
         .arg(target)
@@ -381,7 +381,7 @@ async fn an_oauth_server_is_logged_in_to_once_and_its_tokens_renew_by_themselves
     let (dir, path) = write_config(&config(&[("mix", "", servers)]));
     let data = tempfile::tempdir().expect("data folder");
     let log = tempfile::NamedTempFile::new().expect("log file");
-    let mut command = tokio::process::Command::new(toolshelf_bin());
+    let mut command = crate::harness::toolshelf();
     command
         .args(["serve", "--config"])
         .arg(&path)
@@ -434,7 +434,7 @@ async fn an_oauth_server_is_logged_in_to_once_and_its_tokens_renew_by_themselves
     assert_eq!(first["refreshes"], json!(0), "{answer}");
 
     // A second toolshelf on the same config (another MCP client) shares the login.
-    let mut other = tokio::process::Command::new(toolshelf_bin());
+    let mut other = crate::harness::toolshelf();
     other
         .args(["serve", "--config"])
         .arg(&path)
@@ -476,7 +476,7 @@ async fn an_oauth_server_is_logged_in_to_once_and_its_tokens_renew_by_themselves
     assert!(!logged.contains("tok-"), "{logged}");
     assert!(!opened.contains("tok-") && !answer.to_string().contains("tok-"));
 
-    let output = std::process::Command::new(toolshelf_bin())
+    let output = crate::harness::toolshelf_std()
         .args(["logout", "--config"])
         .arg(&path)
         .arg("mix/secure")
@@ -615,7 +615,7 @@ async fn a_tls_server_is_reached_when_its_authority_is_trusted_through_ssl_cert_
     }});
     let (dir, path) = write_config(&config(&[("mix", "", servers)]));
     let serve = |authority: Option<&std::path::Path>| {
-        let mut command = tokio::process::Command::new(toolshelf_bin());
+        let mut command = crate::harness::toolshelf();
         command
             .args(["serve", "--config"])
             .arg(&path)
