@@ -34,6 +34,7 @@ impl ServedHttp {
             .arg(config)
             .arg("--http")
             .arg(format!("127.0.0.1:{port}"))
+            .arg("--no-cache")
             .env("TOOLSHELF_TOKEN", TOKEN)
             .env("RUST_LOG", "error")
             .stdin(Stdio::null())

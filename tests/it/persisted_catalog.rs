@@ -13,7 +13,8 @@ use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
 use crate::harness::{
-    Shelf, error_text, eventually, fixture_bin, text, toolshelf, toolshelf_std, write_config,
+    Shelf, error_text, eventually, fixture_bin, npm_server, text, toolshelf, toolshelf_std,
+    write_config,
 };
 
 const SECRET: &str = "s3cret-value-42";
@@ -96,17 +97,28 @@ fn catalog_files(cache: &Path) -> Vec<PathBuf> {
 #[tokio::test]
 async fn a_second_run_opens_from_the_catalog_without_starting_the_server() {
     let (_dir, cache, starts, extra) = scene("old_tool\n");
-    let config = dev_config(&starts, &extra, json!({"prestart": "firstCall"}), &[]);
+    let mut config = dev_config(&starts, &extra, json!({"prestart": "firstCall"}), &[]);
+    config["toolboxes"]["demo"] = json!({"mcpServers": {
+        "everything": npm_server("mcp-server-everything", &["stdio"])
+    }});
 
     let (shelf, _log) = serve(&cache, &config, &[]).await;
     let first = opened(&shelf.open("dev").await);
     assert_eq!(first["servers"][0]["catalog"], "live", "{first}");
     assert_eq!(first["servers"][0]["status"], "ready");
     assert_eq!(started(&starts), 1);
+    let demo = opened(&shelf.open("demo").await);
+    assert_eq!(demo["servers"][0]["catalog"], "live", "{demo}");
     shelf.close().await;
 
-    let files = catalog_files(&cache);
-    assert_eq!(files.len(), 1, "{files:?}");
+    let mut files = catalog_files(&cache);
+    assert_eq!(files.len(), 2, "{files:?}");
+    // The fixture's file is the one that names it.
+    files.sort_by_key(|file| {
+        !std::fs::read_to_string(file)
+            .unwrap_or_default()
+            .contains("old_tool")
+    });
     let mode = |path: &Path| {
         std::fs::metadata(path)
             .expect("metadata")
@@ -153,6 +165,25 @@ async fn a_second_run_opens_from_the_catalog_without_starting_the_server() {
         text(&echoed)
     );
     assert_eq!(started(&starts), 2, "the call started the server");
+
+    let remembered = opened(&shelf.open("demo").await);
+    assert_eq!(
+        remembered["servers"][0]["catalog"], "cached",
+        "{remembered}"
+    );
+    assert_eq!(
+        remembered["servers"][0]["tools"],
+        demo["servers"][0]["tools"]
+    );
+    let echoed = shelf
+        .use_tool(
+            "demo",
+            "everything",
+            "echo",
+            json!({"message": "remembered"}),
+        )
+        .await;
+    assert!(text(&echoed).contains("remembered"), "{}", text(&echoed));
     shelf.close().await;
 }
 
