@@ -214,7 +214,7 @@ impl Toolboxes {
             match opening {
                 Opening::Remembered(prestart) if slot.recall() => {
                     if prestart == Prestart::Background {
-                        slot.start_in_background();
+                        slot.start_in_background(self.stop.clone());
                     }
                 }
                 _ => waited.push(slot),
