@@ -56,17 +56,7 @@ pub async fn check(config: &Config, out: &mut dyn Write) -> std::io::Result<bool
             ]);
         }
     }
-    let widths: Vec<usize> = (0..5)
-        .map(|column| rows.iter().map(|row| row[column].len()).max().unwrap_or(0))
-        .collect();
-    for row in &rows {
-        let line: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .map(|(cell, width)| format!("{cell:<width$}"))
-            .collect();
-        writeln!(out, "{}", line.join("  ").trim_end())?;
-    }
+    crate::shell::write_table(&rows, out)?;
     for failure in &failures {
         writeln!(out, "\nfailed: {failure}")?;
     }

@@ -23,6 +23,18 @@ pub enum Command {
     /// Validate the config, start every toolbox once and print a table of servers (refreshing
     /// the persisted catalog); exits 1 if any server failed, 2 if the config is invalid.
     Check(CheckArgs),
+    /// List the tools of one toolbox, or of all: name, alias, server, tags and a one-line
+    /// description. Servers whose tools are in the persisted catalog are not started.
+    ///
+    /// Example: `toolshelf tools files` or `toolshelf tools --json | jq '.[].servers[].tools[].name'`
+    Tools(ToolsArgs),
+    /// Call one tool: starts only its server, prints the result, stops the server. Exit 0 on
+    /// success, 1 when the call fails (the tool's error, or an unknown toolbox, server or tool),
+    /// 2 for bad usage or a bad config.
+    ///
+    /// Example: `toolshelf call demo everything get-sum a=2 b=3` (typed by the tool's schema),
+    /// `toolshelf call files fs read_text_file --args '{"path": "README.md"}'`
+    Call(CallArgs),
     /// The persisted catalog of servers' tools (in the user's cache folder).
     #[command(subcommand)]
     Cache(CacheCommand),
@@ -43,6 +55,49 @@ pub struct ConfigArg {
     /// Config file. Default: $TOOLSHELF_CONFIG, else ./toolboxes.json.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ToolsArgs {
+    /// The toolbox to list (default: every toolbox).
+    pub toolbox: Option<String>,
+    /// Print what `open_toolbox` returns, as JSON (an array of those without TOOLBOX).
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub config: ConfigArg,
+    #[command(flatten)]
+    pub cache: CacheSwitch,
+}
+
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// The toolbox.
+    pub toolbox: String,
+    /// The server, as named in the toolbox.
+    pub server: String,
+    /// The tool's name or alias.
+    pub tool: String,
+    /// Arguments as KEY=VALUE (typed by the tool's input schema: `count=3` is a number where the
+    /// schema says integer) or KEY:=JSON (taken as JSON).
+    #[arg(value_name = "KEY=VALUE")]
+    pub arguments: Vec<String>,
+    /// The arguments as a JSON object; KEY=VALUE pairs are set on top of it.
+    #[arg(long, value_name = "JSON", conflicts_with = "args_file")]
+    pub args: Option<String>,
+    /// Read the arguments' JSON object from FILE (`-`: standard input).
+    #[arg(long, value_name = "FILE")]
+    pub args_file: Option<PathBuf>,
+    /// Print the whole tool result as JSON, as the server wrote it.
+    #[arg(long)]
+    pub json: bool,
+    /// Write images, audio and embedded resources of the result to files in DIR.
+    #[arg(long, value_name = "DIR")]
+    pub save_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub config: ConfigArg,
+    #[command(flatten)]
+    pub cache: CacheSwitch,
 }
 
 #[derive(Debug, Args)]

@@ -24,6 +24,7 @@
 //! - `catalog` — each server's current tools; `catalog_cache` — the persisted catalog they are
 //!   remembered in between runs; `suggest` — "did you mean" by edit distance.
 //! - `metrics` — what `GET /metrics` shows under `serve --http`.
+//! - [`shell`] — `toolshelf tools` and `toolshelf call`: the same core, from a terminal or script.
 
 mod agent_calls;
 mod agent_input;
@@ -55,6 +56,7 @@ mod private_file;
 mod qualified_names;
 mod schema_check;
 pub mod server;
+pub mod shell;
 mod suggest;
 mod task_questions;
 mod toolboxes;

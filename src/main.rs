@@ -29,7 +29,7 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let default_filter = match cli.command {
-        Command::Check(_) => CHECK_LOG_FILTER,
+        Command::Check(_) | Command::Tools(_) | Command::Call(_) => CHECK_LOG_FILTER,
         _ => DEFAULT_LOG_FILTER,
     };
     init_logging(cli.log_level.as_deref(), default_filter);
@@ -135,6 +135,48 @@ async fn run(command: Command) -> ExitCode {
             let mut say = std::io::stderr().lock();
             login_exit(toolshelf::oauth::logout(&config, &args.target, &mut say))
         }
+        Command::Tools(args) => {
+            let Some(config) = load(args.config.config, &args.cache) else {
+                return ExitCode::from(2);
+            };
+            let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
+            let listed = toolshelf::shell::tools(
+                &config,
+                args.toolbox.as_deref(),
+                args.json,
+                &mut out,
+                &mut err,
+            )
+            .await;
+            shell_exit(listed)
+        }
+        Command::Call(args) => {
+            let Some(config) = load(args.config.config, &args.cache) else {
+                return ExitCode::from(2);
+            };
+            let base = match (&args.args, &args.args_file) {
+                (Some(json), _) => Some(json.clone()),
+                (None, Some(file)) => match read_arguments(file) {
+                    Ok(text) => Some(text),
+                    Err(message) => {
+                        let _ = writeln!(std::io::stderr().lock(), "error: {message}");
+                        return ExitCode::from(2);
+                    }
+                },
+                (None, None) => None,
+            };
+            let request = toolshelf::shell::CallRequest {
+                toolbox: &args.toolbox,
+                server: &args.server,
+                tool: &args.tool,
+                pairs: &args.arguments,
+                base,
+                json: args.json,
+                save_dir: args.save_dir.as_deref(),
+            };
+            let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
+            shell_exit(toolshelf::shell::call(&config, request, &mut out, &mut err).await)
+        }
         Command::Cache(CacheCommand::Path) => match toolshelf::catalog_cache::folder() {
             Ok(folder) => write_stdout(&format!("{}\n", folder.display())),
             Err(error) => {
@@ -195,6 +237,33 @@ fn token(file: Option<&std::path::Path>) -> Result<Option<String>, String> {
         });
     }
     Ok(Some(token.to_owned()))
+}
+
+/// The exit status of a shell command; output cut short by a closed pipe (`| head`) is no
+/// failure.
+fn shell_exit(done: std::io::Result<toolshelf::shell::Outcome>) -> ExitCode {
+    match done {
+        Ok(outcome) => ExitCode::from(outcome.code()),
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(error) => {
+            tracing::error!(%error, "cannot write the output");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The text of `--args-file FILE` (`-`: standard input).
+fn read_arguments(file: &std::path::Path) -> Result<String, String> {
+    use std::io::Read;
+    if file == std::path::Path::new("-") {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|error| format!("cannot read the arguments from standard input: {error}"))?;
+        return Ok(text);
+    }
+    std::fs::read_to_string(file)
+        .map_err(|error| format!("cannot read the arguments file {}: {error}", file.display()))
 }
 
 fn login_exit(done: Result<(), toolshelf::oauth::LoginError>) -> ExitCode {

@@ -284,7 +284,8 @@ fn article(word: &str) -> &'static str {
     }
 }
 
-fn json_type(value: &Value) -> &'static str {
+/// "a string", "an array"…: what `value` is, for messages.
+pub(crate) fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -17,6 +17,7 @@ use crate::{
     toolboxes::Toolboxes,
 };
 use open_toolbox::OpenToolboxArgs;
+pub(crate) use open_toolbox::describe;
 use use_tool::UseToolArgs;
 pub(crate) use use_tool::UseToolInput;
 

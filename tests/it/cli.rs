@@ -111,6 +111,9 @@ fn every_command_has_help() {
         &["--help"][..],
         &["serve", "--help"],
         &["check", "--help"],
+        &["tools", "--help"],
+        &["call", "--help"],
+        &["cache", "--help"],
         &["schema", "--help"],
     ] {
         let output = run(args);

@@ -18,5 +18,6 @@ mod lifecycle;
 mod persisted_catalog;
 mod readme;
 mod remote;
+mod shell;
 mod supervision;
 mod wire;

@@ -1,0 +1,35 @@
+//! toolshelf from the shell, for scripts and people rather than agents: `tools` lists what the
+//! config offers, `call` calls one tool. Each runs its own session of the same core the agent
+//! paths use (`Toolboxes`, `forward`), starts only what it needs and stops it before returning.
+//! Results go to stdout, messages to stderr; the exit status says what happened (0 ok, 1 a
+//! failure, 2 bad usage or a bad config).
+
+mod arguments;
+mod call;
+mod table;
+mod tools;
+
+pub use call::{CallRequest, call};
+pub(crate) use table::write_table;
+pub use tools::tools;
+
+/// What a shell command ends with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Done,
+    /// Something failed (a server, a tool, toolshelf's own lookup); the reason is on stderr.
+    Failed,
+    /// The command line was wrong; the reason is on stderr.
+    Usage,
+}
+
+impl Outcome {
+    /// The process's exit status.
+    pub fn code(self) -> u8 {
+        match self {
+            Outcome::Done => 0,
+            Outcome::Failed => 1,
+            Outcome::Usage => 2,
+        }
+    }
+}

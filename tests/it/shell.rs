@@ -1,0 +1,155 @@
+//! The shell commands, run as processes against real children (the fixture, server-everything):
+//! `tools` and `call`, their output, exit codes and what they leave running.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::harness::{config, fixture_bin, is_alive, npm_server, toolshelf_std, write_config};
+
+/// Runs `toolshelf ARGS` with `cache` as the user's cache folder; (status, stdout, stderr).
+fn run(cache: &Path, args: &[&str]) -> (i32, String, String) {
+    let output = toolshelf_std()
+        .args(args)
+        .env("XDG_CACHE_HOME", cache)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run toolshelf");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// A toolbox `dev` of two fixtures (`fx`, with an alias and a tag, and `other`), each counting
+/// its starts in a file of `dir`, and a toolbox `demo` of server-everything.
+fn shell_config(dir: &Path) -> Value {
+    let starts = |name: &str| dir.join(name).display().to_string();
+    let mut fx = json!({"command": fixture_bin(), "args": ["--starts-file", starts("fx-starts")]});
+    fx["tools"] = json!({"echo": {"alias": "say", "tags": ["read-only"]}});
+    config(&[
+        (
+            "dev",
+            "Development",
+            json!({
+                "fx": fx,
+                "other": {"command": fixture_bin(), "args": ["--starts-file", starts("other-starts")]},
+            }),
+        ),
+        (
+            "demo",
+            "The MCP reference server",
+            json!({"everything": npm_server("mcp-server-everything", &["stdio"])}),
+        ),
+    ])
+}
+
+fn starts(path: &Path) -> usize {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .count()
+}
+
+#[test]
+fn tools_lists_a_table_or_open_toolbox_s_json_and_reads_the_catalog_the_second_time() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = dir.path().join("cache");
+    let (_config_dir, path) = write_config(&shell_config(dir.path()));
+    let config = path.to_str().expect("utf-8");
+
+    let (code, table, stderr) = run(&cache, &["tools", "dev", "--config", config]);
+    assert_eq!(code, 0, "{stderr}");
+    insta::assert_snapshot!("tools_table", table);
+    assert_eq!(starts(&dir.path().join("fx-starts")), 1);
+
+    let (code, printed, stderr) = run(&cache, &["tools", "--config", config, "dev", "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let opened: Value = serde_json::from_str(&printed).expect("JSON");
+    assert_eq!(opened["toolbox"], "dev");
+    assert_eq!(opened["servers"][0]["catalog"], "cached", "{opened}");
+    assert_eq!(opened["servers"][0]["tools"][0]["alias"], "say");
+    assert_eq!(
+        starts(&dir.path().join("fx-starts")),
+        1,
+        "the second listing came from the catalog"
+    );
+
+    let (code, printed, stderr) = run(&cache, &["tools", "--json", "--config", config]);
+    assert_eq!(code, 0, "{stderr}");
+    let every: Value = serde_json::from_str(&printed).expect("JSON");
+    let names: Vec<&str> = every
+        .as_array()
+        .expect("an array")
+        .iter()
+        .filter_map(|opened| opened["toolbox"].as_str())
+        .collect();
+    assert_eq!(names, ["dev", "demo"]);
+
+    let (code, _, stderr) = run(&cache, &["tools", "dve", "--config", config]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("Toolbox 'dve' does not exist\nDid you mean: dev?"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn call_types_its_arguments_prints_the_result_and_leaves_nothing_running() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = dir.path().join("cache");
+    let (_config_dir, path) = write_config(&shell_config(dir.path()));
+    let config = path.to_str().expect("utf-8");
+    let saved = dir.path().join("saved");
+    let saved_arg = saved.to_str().expect("utf-8");
+
+    let mut transcript = String::new();
+    for args in [
+        // Typed by server-everything's schema: numbers, not strings.
+        vec!["call", "demo", "everything", "get-sum", "a=2", "b=3"],
+        // Options after the arguments, and an alias.
+        vec!["call", "dev", "fx", "say", "message=hi"],
+        vec![
+            "call",
+            "dev",
+            "fx",
+            "echo",
+            "--args",
+            r#"{"message": "base", "n": 1}"#,
+            "n:=[1,2]",
+        ],
+        vec!["call", "dev", "fx", "echo", "message=x", "--json"],
+        vec!["call", "dev", "fx", "mixed", "--save-dir", saved_arg],
+        vec!["call", "dev", "fx", "fail"],
+        vec!["call", "dev", "fx", "ech"],
+        vec!["call", "dev", "fxx", "echo"],
+        vec!["call", "dve", "fx", "echo"],
+        vec!["call", "dev", "fx", "echo", "--args", "[1]"],
+        vec!["call", "demo", "everything", "get-sum", "a=two"],
+        vec!["call", "dev", "fx", "echo", "lonely"],
+    ] {
+        let mut with_config = args.clone();
+        with_config.extend(["--config", config]);
+        let (code, stdout, stderr) = run(&cache, &with_config);
+        let shown = args.join(" ").replace(saved_arg, "SAVED");
+        transcript.push_str(&format!(
+            "$ toolshelf {shown}\nexit {code}\nstdout:\n{}stderr:\n{}\n",
+            stdout.replace(saved_arg, "SAVED"),
+            stderr.replace(saved_arg, "SAVED")
+        ));
+    }
+    insta::assert_snapshot!("call_transcript", transcript);
+    let png = std::fs::read(saved.join("content-1.png")).expect("the image was saved");
+    assert_eq!(&png[1..4], b"PNG");
+
+    let (code, pid, stderr) = run(&cache, &["call", "dev", "fx", "pid", "--config", config]);
+    assert_eq!(code, 0, "{stderr}");
+    let pid: u32 = pid.trim().parse().expect("the fixture's pid");
+    assert!(!is_alive(pid), "the server outlived `call`");
+    assert_eq!(
+        starts(&dir.path().join("other-starts")),
+        0,
+        "only the named server starts"
+    );
+}
