@@ -45,6 +45,19 @@ pub enum Command {
     Logout(TargetArgs),
     /// Print the JSON Schema of the config file, for editors.
     Schema,
+    /// Print a shell completion script.
+    ///
+    /// Example: `toolshelf completions bash > ~/.local/share/bash-completion/completions/toolshelf`,
+    /// `toolshelf completions zsh > ~/.zfunc/_toolshelf`, `toolshelf completions fish >
+    /// ~/.config/fish/completions/toolshelf.fish`
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff).
+    ///
+    /// Example: `toolshelf man > ~/.local/share/man/man1/toolshelf.1 && man toolshelf`
+    Man,
     /// Internal: the process guard toolshelf starts beside its children (see ARCHITECTURE.md).
     #[command(name = "process-guard", hide = true)]
     ProcessGuard,

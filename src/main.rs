@@ -7,7 +7,7 @@
 
 use std::{io::Write, process::ExitCode};
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use toolshelf::{
     cli::{CacheCommand, CacheSwitch, Cli, Command},
     config,
@@ -134,6 +134,21 @@ async fn run(command: Command) -> ExitCode {
             };
             let mut say = std::io::stderr().lock();
             login_exit(toolshelf::oauth::logout(&config, &args.target, &mut say))
+        }
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "toolshelf", &mut script);
+            write_stdout(&String::from_utf8_lossy(&script))
+        }
+        Command::Man => {
+            let mut page = Vec::new();
+            match clap_mangen::Man::new(Cli::command()).render(&mut page) {
+                Ok(()) => write_stdout(&String::from_utf8_lossy(&page)),
+                Err(error) => {
+                    tracing::error!(%error, "cannot render the man page");
+                    ExitCode::FAILURE
+                }
+            }
         }
         Command::Tools(args) => {
             let Some(config) = load(args.config.config, &args.cache) else {

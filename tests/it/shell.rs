@@ -153,3 +153,35 @@ fn call_types_its_arguments_prints_the_result_and_leaves_nothing_running() {
         "only the named server starts"
     );
 }
+
+#[test]
+fn completions_and_the_man_page_come_from_the_parser_s_definitions() {
+    let cache = tempfile::tempdir().expect("temp dir");
+    for shell in ["bash", "zsh", "fish"] {
+        let (code, script, stderr) = run(cache.path(), &["completions", shell]);
+        assert_eq!(code, 0, "{stderr}");
+        for command in ["call", "tools", "check", "serve"] {
+            assert!(script.contains(command), "{shell}: no {command}");
+        }
+        if shell == "bash" {
+            let mut checked = std::process::Command::new("bash")
+                .arg("-n")
+                .stdin(std::process::Stdio::piped())
+                .spawn()
+                .expect("bash");
+            std::io::Write::write_all(&mut checked.stdin.take().expect("stdin"), script.as_bytes())
+                .expect("write");
+            assert!(
+                checked.wait().expect("bash -n").success(),
+                "bash: a syntax error"
+            );
+        }
+    }
+    let (code, page, _) = run(cache.path(), &["man"]);
+    assert_eq!(code, 0);
+    assert!(page.contains(".TH toolshelf 1"), "{page}");
+    assert!(
+        page.contains("call") && page.contains("completions"),
+        "{page}"
+    );
+}
