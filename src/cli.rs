@@ -35,6 +35,13 @@ pub enum Command {
     /// Example: `toolshelf call demo everything get-sum a=2 b=3` (typed by the tool's schema),
     /// `toolshelf call files fs read_text_file --args '{"path": "README.md"}'`
     Call(CallArgs),
+    /// Turn an MCP client's config into a toolshelf config, printed on stdout (notes on
+    /// stderr). Literal secrets in `env` and `headers` become `${VAR}` references, and you are
+    /// told which variables to set.
+    ///
+    /// Example: `toolshelf import --from claude-desktop --write toolboxes.json`, `toolshelf
+    /// import .vscode/mcp.json --toolbox dev`
+    Import(ImportArgs),
     /// The persisted catalog of servers' tools (in the user's cache folder).
     #[command(subcommand)]
     Cache(CacheCommand),
@@ -111,6 +118,25 @@ pub struct CallArgs {
     pub config: ConfigArg,
     #[command(flatten)]
     pub cache: CacheSwitch,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The client's config file (default: where the client keeps it; the path read is said).
+    pub file: Option<PathBuf>,
+    /// The client that wrote it (default: found from the file's shape, or by looking where each
+    /// client keeps its config).
+    #[arg(long, value_enum)]
+    pub from: Option<crate::import::Client>,
+    /// Put every server into this one toolbox (default: a toolbox per server).
+    #[arg(long, value_name = "NAME")]
+    pub toolbox: Option<String>,
+    /// Write the config to FILE instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub write: Option<PathBuf>,
+    /// With --write: replace FILE if it exists.
+    #[arg(long, requires = "write")]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]

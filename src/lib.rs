@@ -47,6 +47,7 @@ pub mod flat;
 mod forward;
 mod http_client;
 pub mod http_serve;
+pub mod import;
 mod json_lines;
 mod meta_tools;
 mod metrics;

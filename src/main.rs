@@ -192,6 +192,17 @@ async fn run(command: Command) -> ExitCode {
             let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
             shell_exit(toolshelf::shell::call(&config, request, &mut out, &mut err).await)
         }
+        Command::Import(args) => {
+            let request = toolshelf::import::ImportRequest {
+                from: args.from,
+                file: args.file.as_deref(),
+                toolbox: args.toolbox.as_deref(),
+                write: args.write.as_deref(),
+                force: args.force,
+            };
+            let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
+            shell_exit(toolshelf::import::import(&request, &mut out, &mut err))
+        }
         Command::Cache(CacheCommand::Path) => match toolshelf::catalog_cache::folder() {
             Ok(folder) => write_stdout(&format!("{}\n", folder.display())),
             Err(error) => {

@@ -13,6 +13,7 @@ mod flat;
 mod forwarding;
 mod harness;
 mod http_serve;
+mod import;
 mod interop;
 mod lifecycle;
 mod persisted_catalog;
