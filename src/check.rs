@@ -13,6 +13,18 @@ use crate::{
 /// ready. Every server starts, so each one's entry in the persisted catalog is refreshed.
 pub async fn check(config: &Config, out: &mut dyn Write) -> std::io::Result<bool> {
     let toolboxes = &Toolboxes::new(config, Default::default(), None);
+    let servers = toolboxes
+        .all()
+        .flat_map(|toolbox| {
+            toolbox.servers.iter().map(|slot| {
+                (
+                    format!("{}/{}", toolbox.spec.name, slot.spec.name),
+                    slot.clone(),
+                )
+            })
+        })
+        .collect();
+    let shown = crate::shell::StartsShown::start(servers);
     let opened = join_all(toolboxes.all().map(|toolbox| async move {
         let conflicts = match toolboxes.open_as(toolbox, Opening::Live).await {
             Ok(()) => Vec::new(),
@@ -21,6 +33,9 @@ pub async fn check(config: &Config, out: &mut dyn Write) -> std::io::Result<bool
         (toolbox.warnings(), conflicts)
     }))
     .await;
+    if let Some(shown) = shown {
+        shown.finish();
+    }
 
     let mut rows = vec![[
         "TOOLBOX".to_owned(),

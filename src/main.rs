@@ -154,7 +154,8 @@ async fn run(command: Command) -> ExitCode {
             let Some(config) = load(args.config.config, &args.cache) else {
                 return ExitCode::from(2);
             };
-            let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
+            // stderr is not locked for the whole command: progress bars and logs write to it meanwhile.
+            let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr());
             let listed = toolshelf::shell::tools(
                 &config,
                 args.toolbox.as_deref(),
@@ -189,7 +190,8 @@ async fn run(command: Command) -> ExitCode {
                 json: args.json,
                 save_dir: args.save_dir.as_deref(),
             };
-            let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
+            // stderr is not locked for the whole command: progress bars and logs write to it meanwhile.
+            let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr());
             shell_exit(toolshelf::shell::call(&config, request, &mut out, &mut err).await)
         }
         Command::Import(args) => {
@@ -200,7 +202,8 @@ async fn run(command: Command) -> ExitCode {
                 write: args.write.as_deref(),
                 force: args.force,
             };
-            let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
+            // stderr is not locked for the whole command: progress bars and logs write to it meanwhile.
+            let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr());
             shell_exit(toolshelf::import::import(&request, &mut out, &mut err))
         }
         Command::Cache(CacheCommand::Path) => match toolshelf::catalog_cache::folder() {

@@ -55,6 +55,8 @@ pub(crate) struct ProgressTarget {
 pub(crate) enum ProgressOut {
     Lines(LineWriter),
     Peer(PeerProgress),
+    /// Inside toolshelf: `toolshelf call` draws it on the terminal.
+    Watch(mpsc::UnboundedSender<ProgressNotificationParam>),
 }
 
 /// Progress for one call through the agent's rmcp peer, in the order the child sent it: one
@@ -308,6 +310,11 @@ impl ToolCalls {
                 let params: ProgressNotificationParam =
                     serde_json::from_value(serde_json::to_value(&forwarded).ok()?).ok()?;
                 let _ = peer.queue.send(PeerMessage::Progress(params));
+            }
+            ProgressOut::Watch(watcher) => {
+                let params: ProgressNotificationParam =
+                    serde_json::from_value(serde_json::to_value(&forwarded).ok()?).ok()?;
+                let _ = watcher.send(params);
             }
         }
         Some(())

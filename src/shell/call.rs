@@ -10,7 +10,7 @@ use rmcp::model::JsonObject;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::{Outcome, arguments};
+use super::{Outcome, arguments, progress::CallProgress};
 use crate::{
     call_meta::ForwardedMeta,
     config::Config,
@@ -114,15 +114,24 @@ async fn call_in(
         slot,
         name: request.tool,
     };
+    let label = format!("{}/{} {}", request.toolbox, request.server, request.tool);
+    let (shown, progress) = match CallProgress::start(&label) {
+        Some((shown, target)) => (Some(shown), Some(target)),
+        None => (None, None),
+    };
     let parts = CallParts {
         arguments: raw.as_deref(),
         cancel: &CancellationToken::new(),
-        progress: None,
+        progress,
         meta: &ForwardedMeta::default(),
         task: None,
         child_errors: ChildErrors::UrlElicitation,
     };
-    match forward::call(toolboxes, target, parts).await {
+    let answer = forward::call(toolboxes, target, parts).await;
+    if let Some(shown) = shown {
+        shown.finish();
+    }
+    match answer {
         Ok(result) => {
             if request.json {
                 writeln!(out, "{}", result.json())?;

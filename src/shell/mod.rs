@@ -6,10 +6,12 @@
 
 mod arguments;
 mod call;
+mod progress;
 mod table;
 mod tools;
 
 pub use call::{CallRequest, call};
+pub(crate) use progress::StartsShown;
 pub(crate) use table::write_table;
 pub use tools::tools;
 

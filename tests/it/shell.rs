@@ -185,3 +185,73 @@ fn completions_and_the_man_page_come_from_the_parser_s_definitions() {
         "{page}"
     );
 }
+
+/// `toolshelf ARGS` on a pseudo-terminal (stderr is a terminal): what it wrote, and its status.
+fn on_terminal(cache: &Path, args: &[&str]) -> String {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/terminal.py");
+    let output = std::process::Command::new("python3")
+        .arg(script)
+        .arg(crate::harness::toolshelf_bin())
+        .args(args)
+        .env("XDG_CACHE_HOME", cache)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run on a terminal");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn progress_is_drawn_on_a_terminal_and_nowhere_else() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = dir.path().join("cache");
+    let (_config_dir, path) = write_config(&config(&[(
+        "dev",
+        "Development",
+        json!({
+            "fx": {"command": fixture_bin()},
+            "slow": {"command": fixture_bin(), "args": ["--init-delay-ms", "600"]},
+        }),
+    )]));
+    let config = path.to_str().expect("utf-8");
+    let call = [
+        "call",
+        "dev",
+        "fx",
+        "progress",
+        "steps:=4",
+        "interval_ms:=250",
+        "--config",
+        config,
+    ];
+
+    let drawn = on_terminal(&cache, &call);
+    assert!(
+        drawn.contains("dev/fx progress ["),
+        "no progress bar: {drawn}"
+    );
+    assert!(drawn.contains("100% at 4"), "{drawn}");
+    assert!(
+        drawn.contains("sent 4 progress notifications\r\n"),
+        "{drawn}"
+    );
+    assert!(drawn.trim_end().ends_with("exit 0"), "{drawn}");
+    let (code, stdout, stderr) = run(&cache, &call);
+    assert_eq!(code, 0);
+    assert_eq!(stdout, "sent 4 progress notifications\n");
+    assert_eq!(stderr, "", "progress drawn into a pipe");
+
+    let checked = on_terminal(&cache, &["check", "--config", config]);
+    assert!(
+        checked.contains("dev/slow starting"),
+        "no spinner: {checked}"
+    );
+    assert!(checked.contains("dev/fx ready in"), "{checked}");
+    assert!(checked.trim_end().ends_with("exit 0"), "{checked}");
+    let (code, stdout, stderr) = run(&cache, &["check", "--config", config]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        !stderr.contains("starting"),
+        "a spinner in a pipe: {stderr}"
+    );
+    assert!(stdout.starts_with("TOOLBOX"), "{stdout}");
+}
