@@ -19,9 +19,14 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve MCP on stdin/stdout (what an MCP client runs), or over HTTP with --http.
+    ///
+    /// Example: `toolshelf serve --config toolboxes.json` (in an MCP client's config),
+    /// `TOOLSHELF_TOKEN=… toolshelf serve --http 0.0.0.0:8411`, `toolshelf serve --flat`
     Serve(ServeArgs),
     /// Validate the config, start every toolbox once and print a table of servers (refreshing
     /// the persisted catalog); exits 1 if any server failed, 2 if the config is invalid.
+    ///
+    /// Example: `toolshelf check --config toolboxes.json`
     Check(CheckArgs),
     /// List the tools of one toolbox, or of all: name, alias, server, tags and a one-line
     /// description. Servers whose tools are in the persisted catalog are not started.
@@ -43,14 +48,24 @@ pub enum Command {
     /// import .vscode/mcp.json --toolbox dev`
     Import(ImportArgs),
     /// The persisted catalog of servers' tools (in the user's cache folder).
+    ///
+    /// Example: `toolshelf cache path`, `toolshelf cache clear`
     #[command(subcommand)]
     Cache(CacheCommand),
     /// Log in to a remote server that has `"auth": "oauth"`: prints the authorization URL (and
     /// opens a browser where there is one), waits for the redirect, keeps the tokens.
+    ///
+    /// Example: `toolshelf login work/linear`, `toolshelf login --no-browser work/linear` (on a
+    /// machine without a browser)
     Login(LoginArgs),
     /// Remove the saved OAuth login of a server.
+    ///
+    /// Example: `toolshelf logout work/linear`
     Logout(TargetArgs),
     /// Print the JSON Schema of the config file, for editors.
+    ///
+    /// Example: `toolshelf schema > toolshelf.schema.json`, then `"$schema":
+    /// "./toolshelf.schema.json"` in the config
     Schema,
     /// Print a shell completion script.
     ///

@@ -177,7 +177,14 @@ fn print_result(
     for (index, block) in blocks.iter().enumerate() {
         let kind = block["type"].as_str().unwrap_or_default();
         match kind {
-            "text" => writeln!(out, "{}", block["text"].as_str().unwrap_or_default())?,
+            "text" => {
+                // As `cat` would: a text that ends its last line gets no second newline.
+                let text = block["text"].as_str().unwrap_or_default();
+                write!(out, "{text}")?;
+                if !text.ends_with('\n') {
+                    writeln!(out)?;
+                }
+            }
             "image" | "audio" => {
                 let mime = block["mimeType"]
                     .as_str()

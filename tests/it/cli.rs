@@ -113,11 +113,23 @@ fn every_command_has_help() {
         &["check", "--help"],
         &["tools", "--help"],
         &["call", "--help"],
+        &["import", "--help"],
         &["cache", "--help"],
+        &["login", "--help"],
+        &["logout", "--help"],
+        &["completions", "--help"],
+        &["man", "--help"],
         &["schema", "--help"],
     ] {
         let output = run(args);
         assert!(output.status.success());
+        if args.len() > 1 {
+            let help = String::from_utf8_lossy(&output.stdout);
+            assert!(
+                help.contains("Example: `toolshelf"),
+                "{args:?} has no example"
+            );
+        }
         all.push_str(&format!(
             "$ toolshelf {}\n{}\n",
             args.join(" "),

@@ -140,6 +140,32 @@ fn call_types_its_arguments_prints_the_result_and_leaves_nothing_running() {
         ));
     }
     insta::assert_snapshot!("call_transcript", transcript);
+
+    // server-filesystem (npm): a file of the folder it serves, its path typed as a string.
+    let served = dir.path().join("served");
+    std::fs::create_dir_all(&served).expect("folder");
+    std::fs::write(served.join("note.txt"), "read through toolshelf call\n").expect("write");
+    let served_arg = served.to_str().expect("utf-8");
+    let (_files_dir, files_path) = write_config(&crate::harness::config(&[(
+        "files",
+        "Files",
+        json!({"fs": npm_server("mcp-server-filesystem", &[served_arg])}),
+    )]));
+    let note = served.join("note.txt");
+    let (code, stdout, stderr) = run(
+        &cache,
+        &[
+            "call",
+            "files",
+            "fs",
+            "read_text_file",
+            &format!("path={}", note.display()),
+            "--config",
+            files_path.to_str().expect("utf-8"),
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout, "read through toolshelf call\n");
     let png = std::fs::read(saved.join("content-1.png")).expect("the image was saved");
     assert_eq!(&png[1..4], b"PNG");
 
