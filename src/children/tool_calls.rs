@@ -307,14 +307,10 @@ impl ToolCalls {
                 }
             }
             ProgressOut::Peer(peer) => {
-                let params: ProgressNotificationParam =
-                    serde_json::from_value(serde_json::to_value(&forwarded).ok()?).ok()?;
-                let _ = peer.queue.send(PeerMessage::Progress(params));
+                let _ = peer.queue.send(PeerMessage::Progress(decoded(&forwarded)?));
             }
             ProgressOut::Watch(watcher) => {
-                let params: ProgressNotificationParam =
-                    serde_json::from_value(serde_json::to_value(&forwarded).ok()?).ok()?;
-                let _ = watcher.send(params);
+                let _ = watcher.send(decoded(&forwarded)?);
             }
         }
         Some(())
@@ -326,6 +322,11 @@ impl ToolCalls {
         state.closed = true;
         state.waiting.clear();
     }
+}
+
+/// Forwarded progress params as rmcp's type, for a target that takes it typed.
+fn decoded(forwarded: &impl Serialize) -> Option<ProgressNotificationParam> {
+    serde_json::from_value(serde_json::to_value(forwarded).ok()?).ok()
 }
 
 /// The params of a child's `notifications/progress`, undecoded where they pass through.

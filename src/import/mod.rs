@@ -210,14 +210,11 @@ fn server_entry(name: &str, server: &Value, notes: &mut Vec<String>) -> Value {
     let mut entry = Map::new();
     for (key, value) in given {
         match key.as_str() {
-            "command" | "url" | "cwd" => {
+            "command" | "url" | "cwd" | "args" => {
                 entry.insert(key.clone(), secrets::variables(name, value, notes));
             }
             "serverUrl" => {
                 entry.insert("url".into(), secrets::variables(name, value, notes));
-            }
-            "args" => {
-                entry.insert(key.clone(), secrets::variables(name, value, notes));
             }
             "type" | "transportType" => {
                 let kind = match value.as_str().unwrap_or_default() {

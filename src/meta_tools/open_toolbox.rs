@@ -86,13 +86,7 @@ pub(crate) async fn open_toolbox(
     input: Value,
 ) -> Result<CallToolResult, ToolError> {
     let OpenToolboxArgs { toolbox } = check.check(input).map_err(ToolError::InvalidOpenToolbox)?;
-    let Some(boxed) = toolboxes.get(&toolbox) else {
-        return Err(ToolError::ToolboxUnknown {
-            context: Context::OpenToolbox,
-            known: toolboxes.names().map(str::to_owned).collect(),
-            toolbox,
-        });
-    };
+    let boxed = toolboxes.find(&toolbox, Context::OpenToolbox)?;
     if let Err(conflicts) = toolboxes.open(boxed).await {
         // A toolbox that does not open leaves no process behind.
         toolboxes.close(boxed).await;
@@ -111,10 +105,9 @@ pub(crate) fn describe(toolbox: &Toolbox) -> Result<CallToolResult, ToolError> {
     // in the persisted catalog: their tools are known, and the next call starts them. Only a
     // server that could not start (or never did, and is not remembered) is a failure.
     let failure = |slot: &ServerSlot, state: &ServerState| match state {
-        ServerState::Ready(_) | ServerState::Idle => None,
+        _ if slot.lists_tools_in(state) => None,
         ServerState::Failed(reason) => Some(reason.to_string()),
-        ServerState::NotStarted if slot.lists_tools() => None,
-        ServerState::NotStarted => Some("not started".to_owned()),
+        _ => Some("not started".to_owned()),
     };
     if toolbox
         .servers
@@ -146,6 +139,7 @@ pub(crate) fn describe(toolbox: &Toolbox) -> Result<CallToolResult, ToolError> {
     let mut servers = Vec::with_capacity(states.len());
     for ((slot, state), catalog) in toolbox.servers.iter().zip(&states).zip(&catalogs) {
         let name = slot.spec.name.as_str();
+        let source = slot.catalog.source();
         match failure(slot, state) {
             None => servers.push(ServerSummary {
                 name,
@@ -155,11 +149,11 @@ pub(crate) fn describe(toolbox: &Toolbox) -> Result<CallToolResult, ToolError> {
                     _ => "idle",
                 },
                 error: None,
-                catalog: Some(match slot.catalog.source() {
+                catalog: Some(match source {
                     Source::Remembered { .. } => "cached",
                     _ => "live",
                 }),
-                catalog_age: match slot.catalog.source() {
+                catalog_age: match source {
                     Source::Remembered { listed_at } => {
                         Some(listed_at.elapsed().map_or(0, |age| age.as_secs()))
                     }

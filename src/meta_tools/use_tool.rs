@@ -131,23 +131,11 @@ pub(crate) async fn use_tool(
         server,
         name,
     } = tool;
-    let Some(boxed) = toolboxes.get(&toolbox) else {
-        return Err(CallFailure::Tool(ToolError::ToolboxUnknown {
-            context: Context::UseTool,
-            known: toolboxes.names().map(str::to_owned).collect(),
-            toolbox,
-        }));
-    };
+    let boxed = toolboxes.find(&toolbox, Context::UseTool)?;
     if !boxed.is_open() {
         return Err(CallFailure::Tool(ToolError::ToolboxNotOpen { toolbox }));
     }
-    let Some(slot) = boxed.server(&server) else {
-        return Err(CallFailure::Tool(ToolError::ServerUnknown {
-            known: boxed.servers.iter().map(|s| s.spec.name.clone()).collect(),
-            toolbox,
-            server,
-        }));
-    };
+    let slot = boxed.find_server(&server)?;
     let target = Target {
         toolbox: &toolbox,
         server: &server,

@@ -54,29 +54,12 @@ async fn call_in(
     let failed = |err: &mut dyn Write, error: ToolError| {
         writeln!(err, "error: {}", error.text()).map(|()| Outcome::Failed)
     };
-    let Some(toolbox) = toolboxes.get(request.toolbox) else {
-        return failed(
-            err,
-            ToolError::ToolboxUnknown {
-                context: Context::UseTool,
-                known: toolboxes.names().map(str::to_owned).collect(),
-                toolbox: request.toolbox.to_owned(),
-            },
-        );
-    };
-    let Some(slot) = toolbox.server(request.server) else {
-        return failed(
-            err,
-            ToolError::ServerUnknown {
-                known: toolbox
-                    .servers
-                    .iter()
-                    .map(|slot| slot.spec.name.clone())
-                    .collect(),
-                toolbox: request.toolbox.to_owned(),
-                server: request.server.to_owned(),
-            },
-        );
+    let found = toolboxes
+        .find(request.toolbox, Context::UseTool)
+        .and_then(|toolbox| toolbox.find_server(request.server));
+    let slot = match found {
+        Ok(slot) => slot,
+        Err(unknown) => return failed(err, unknown),
     };
     let base = match request.base.as_deref().map(arguments::object) {
         Some(Ok(base)) => base,

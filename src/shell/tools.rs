@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::Outcome;
 use crate::{
     config::{Config, Prestart},
-    error::{Context, ToolError},
+    error::Context,
     meta_tools::describe,
     toolboxes::{Opening, Toolbox, Toolboxes},
 };
@@ -28,14 +28,9 @@ pub async fn tools(
 ) -> std::io::Result<Outcome> {
     let toolboxes = Toolboxes::new(config, Default::default(), None);
     let chosen: Vec<&std::sync::Arc<Toolbox>> = match toolbox {
-        Some(name) => match toolboxes.get(name) {
-            Some(found) => vec![found],
-            None => {
-                let unknown = ToolError::ToolboxUnknown {
-                    context: Context::OpenToolbox,
-                    known: toolboxes.names().map(str::to_owned).collect(),
-                    toolbox: name.to_owned(),
-                };
+        Some(name) => match toolboxes.find(name, Context::OpenToolbox) {
+            Ok(found) => vec![found],
+            Err(unknown) => {
                 writeln!(err, "error: {}", unknown.text())?;
                 return Ok(Outcome::Failed);
             }

@@ -35,6 +35,7 @@ use crate::{
     catalog_cache::CatalogCache,
     children::{Child, Launch, ProcessRegistry},
     config::{Config, Prestart, Sharing, ToolboxSpec},
+    error::{Context, ToolError},
     metrics::Metrics,
 };
 
@@ -130,6 +131,16 @@ impl Toolboxes {
 
     pub(crate) fn get(&self, name: &str) -> Option<&Arc<Toolbox>> {
         self.boxes.get(name)
+    }
+
+    /// The toolbox called `name`, or seed 003's error naming the known ones (`context`: which
+    /// tool or command asked).
+    pub(crate) fn find(&self, name: &str, context: Context) -> Result<&Arc<Toolbox>, ToolError> {
+        self.get(name).ok_or_else(|| ToolError::ToolboxUnknown {
+            context,
+            known: self.names().map(str::to_owned).collect(),
+            toolbox: name.to_owned(),
+        })
     }
 
     pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
@@ -307,5 +318,18 @@ impl Toolbox {
             .iter()
             .find(|slot| slot.spec.name == name)
             .map(|slot| &**slot)
+    }
+
+    /// The server called `name`, or seed 003's error naming the toolbox's servers.
+    pub(crate) fn find_server(&self, name: &str) -> Result<&ServerSlot, ToolError> {
+        self.server(name).ok_or_else(|| ToolError::ServerUnknown {
+            known: self
+                .servers
+                .iter()
+                .map(|slot| slot.spec.name.clone())
+                .collect(),
+            toolbox: self.spec.name.clone(),
+            server: name.to_owned(),
+        })
     }
 }

@@ -124,7 +124,12 @@ impl ServerSlot {
     /// True when the agent can be shown the server's tools: it runs, it was stopped for
     /// idleness, or it has not started but its tools are known (the persisted catalog).
     pub(crate) fn lists_tools(&self) -> bool {
-        match self.state() {
+        self.lists_tools_in(&self.state())
+    }
+
+    /// As `lists_tools`, with the slot in `state`.
+    pub(crate) fn lists_tools_in(&self, state: &ServerState) -> bool {
+        match state {
             ServerState::Ready(_) | ServerState::Idle => true,
             ServerState::NotStarted => self.catalog.source() != Source::None,
             ServerState::Failed(_) => false,
