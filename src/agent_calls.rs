@@ -54,15 +54,96 @@ pub(crate) struct AgentCalls {
     protocol: Protocol,
 }
 
-/// What of the session's protocol version this path needs to know.
+/// What of the session's protocol version the direct path needs to know.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Protocol {
+pub(crate) enum Protocol {
     /// Before 2025-11-25: no tasks.
     Early,
     /// 2025-11-25: tasks are requested in `params.task` and managed with `tasks/…` requests.
     Tasks,
     /// 2026-07-28 or later: results carry `resultType`; tasks are an extension rmcp serves.
     ResultType,
+}
+
+impl Protocol {
+    pub(crate) fn of(version: &ProtocolVersion) -> Self {
+        let version = version.as_str();
+        if version >= ProtocolVersion::V_2026_07_28.as_str() {
+            Protocol::ResultType
+        } else if version >= ProtocolVersion::V_2025_11_25.as_str() {
+            Protocol::Tasks
+        } else {
+            Protocol::Early
+        }
+    }
+}
+
+/// A call of a child's tool read straight from a `tools/call` request's params, the same for
+/// both transports that serve it past rmcp (stdio's `AgentCalls`, HTTP's gate).
+pub(crate) struct DirectCall {
+    call: ChildCall,
+    meta: CallMeta,
+    /// The agent's request to run the call as a task, as written.
+    task: Option<Box<RawValue>>,
+    protocol: Protocol,
+}
+
+impl DirectCall {
+    /// The call `params` ask of `shelf` in a session on `protocol`; `None` leaves the request to
+    /// rmcp (another tool, another field, MCP's own `_meta` keys).
+    pub(crate) fn read(shelf: &Toolshelf, params: &RawValue, protocol: Protocol) -> Option<Self> {
+        let params = serde_json::from_str::<UseToolParams<'_>>(params.get()).ok()?;
+        if !shelf.calls_a_child(&params.name) {
+            return None;
+        }
+        let meta = match params.meta {
+            Some(meta) => CallMeta::from_raw(meta)?,
+            None => CallMeta::default(),
+        };
+        let call = if shelf.is_flat() {
+            // The name is a child's tool, the arguments are its own.
+            ChildCall::Flat {
+                name: params.name.into_owned(),
+                arguments: params.arguments.map(RawValue::to_owned),
+            }
+        } else {
+            ChildCall::UseTool(match params.arguments {
+                Some(arguments) => UseToolInput::from_raw(arguments),
+                None => UseToolInput::from_object(Default::default()),
+            })
+        };
+        Some(Self {
+            call,
+            meta,
+            task: params.task.map(RawValue::to_owned),
+            protocol,
+        })
+    }
+
+    /// The call asks for progress notifications or to run as a task: both need a stream back
+    /// to the agent beside the answer.
+    pub(crate) fn needs_a_stream(&self) -> bool {
+        self.meta.progress.is_some() || self.task.is_some()
+    }
+
+    /// Runs the call and gives the line that answers request `id`.
+    pub(crate) async fn answer(
+        self,
+        shelf: &Toolshelf,
+        id: &AgentId,
+        cancel: &CancellationToken,
+        progress: Option<ProgressOut>,
+    ) -> serde_json::Result<Vec<u8>> {
+        let task = self
+            .task
+            .as_deref()
+            .filter(|_| self.protocol == Protocol::Tasks)
+            .map(TaskAsk::Given);
+        let answer = shelf
+            .call(self.call, cancel, self.meta, task, progress)
+            .await;
+        answer.line(id, self.protocol == Protocol::ResultType)
+    }
 }
 
 impl AgentCalls {
@@ -78,14 +159,7 @@ impl AgentCalls {
 
     /// The protocol version the session agreed on in `initialize`.
     pub(crate) fn set_protocol(&mut self, version: &ProtocolVersion) {
-        let version = version.as_str();
-        self.protocol = if version >= ProtocolVersion::V_2026_07_28.as_str() {
-            Protocol::ResultType
-        } else if version >= ProtocolVersion::V_2025_11_25.as_str() {
-            Protocol::Tasks
-        } else {
-            Protocol::Early
-        };
+        self.protocol = Protocol::of(version);
     }
 
     /// The session is on 2025-11-25: its initialize and tools/list answers declare tasks.
@@ -96,41 +170,15 @@ impl AgentCalls {
     /// Starts request `id` if `params` make it a `use_tool` call this path serves; `None` leaves
     /// it to rmcp.
     pub(crate) fn try_start(&self, id: &AgentId, params: &RawValue) -> Option<Result<(), InUse>> {
-        let params = serde_json::from_str::<UseToolParams<'_>>(params.get()).ok()?;
-        if !self.shelf.calls_a_child(&params.name) {
-            return None;
-        }
-        let meta = match params.meta {
-            Some(meta) => CallMeta::from_raw(meta)?,
-            None => CallMeta::default(),
-        };
+        let call = DirectCall::read(&self.shelf, params, self.protocol)?;
         let ticket = match self.requests.begin_direct(id) {
             Ok(ticket) => ticket,
             Err(in_use) => return Some(Err(in_use)),
         };
-        let task = params
-            .task
-            .filter(|_| self.protocol == Protocol::Tasks)
-            .map(RawValue::to_owned);
         let shelf = self.shelf.clone();
-        let with_result_type = self.protocol == Protocol::ResultType;
-        let progress_out = Some(ProgressOut::Lines(self.out.clone()));
-        let call = if shelf.is_flat() {
-            // The name is a child's tool, the arguments are its own.
-            ChildCall::Flat {
-                name: params.name.into_owned(),
-                arguments: params.arguments.map(RawValue::to_owned),
-            }
-        } else {
-            ChildCall::UseTool(match params.arguments {
-                Some(arguments) => UseToolInput::from_raw(arguments),
-                None => UseToolInput::from_object(Default::default()),
-            })
-        };
+        let progress = Some(ProgressOut::Lines(self.out.clone()));
         self.spawn_answer(id, ticket, move |id, cancel| async move {
-            let task = task.as_deref().map(TaskAsk::Given);
-            let answer = shelf.call(call, &cancel, meta, task, progress_out).await;
-            answer.line(&id, with_result_type)
+            call.answer(&shelf, &id, &cancel, progress).await
         });
         Some(Ok(()))
     }

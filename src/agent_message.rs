@@ -88,6 +88,19 @@ fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<&'de Raw
     <&RawValue>::deserialize(deserializer).map(Some)
 }
 
+/// The id (and the reason, if given) of the request a `notifications/cancelled` names.
+pub(crate) fn cancelled_request(params: Option<&RawValue>) -> Option<(AgentId, Option<String>)> {
+    #[derive(Deserialize)]
+    struct Params<'a> {
+        #[serde(rename = "requestId", borrow)]
+        request_id: &'a RawValue,
+        #[serde(default)]
+        reason: Option<String>,
+    }
+    let Params { request_id, reason } = serde_json::from_str(params?.get()).ok()?;
+    Some((AgentId::from_raw(request_id)?, reason))
+}
+
 /// Reads one line (without its newline).
 pub(crate) fn read(line: &[u8]) -> Incoming<'_> {
     let Some(first) = line.iter().find(|byte| !byte.is_ascii_whitespace()) else {

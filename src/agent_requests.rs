@@ -44,6 +44,19 @@ enum Route {
 #[derive(Debug)]
 pub(crate) struct InUse;
 
+impl InUse {
+    /// The error line that refuses request `id`.
+    pub(crate) fn answer(id: &AgentId) -> Vec<u8> {
+        crate::agent_message::error_line(
+            Some(id),
+            rmcp::model::ErrorCode::INVALID_REQUEST,
+            &format!(
+                "request id '{id}' is already in use by a call in flight; give each request an id of its own"
+            ),
+        )
+    }
+}
+
 /// What cancelling a request found.
 pub(crate) enum Cancelled {
     /// A direct call: its token is cancelled.

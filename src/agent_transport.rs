@@ -22,14 +22,13 @@ use rmcp::{
     service::{RxJsonRpcMessage, TxJsonRpcMessage},
     transport::Transport,
 };
-use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::io::AsyncRead;
 
 use crate::{
     agent_calls::AgentCalls,
     agent_message::{self, AgentId, Incoming},
-    agent_requests::{AgentRequests, Cancelled},
+    agent_requests::{AgentRequests, Cancelled, InUse},
     agent_tasks,
     json_lines::{self, Line, LineReader, LineWriter},
 };
@@ -162,20 +161,8 @@ impl Router {
     /// The agent cancels one of its requests: the call stops, the id is free again, and the
     /// request gets no answer.
     fn cancelled(&mut self, params: Option<&RawValue>) -> Routed {
-        #[derive(Deserialize)]
-        struct Params<'a> {
-            #[serde(rename = "requestId", borrow)]
-            request_id: &'a RawValue,
-            #[serde(default)]
-            reason: Option<String>,
-        }
-        let Some(Params { request_id, reason }) =
-            params.and_then(|params| serde_json::from_str::<Params<'_>>(params.get()).ok())
-        else {
+        let Some((id, reason)) = agent_message::cancelled_request(params) else {
             tracing::debug!("ignoring notifications/cancelled without a requestId");
-            return Routed::Done;
-        };
-        let Some(id) = AgentId::from_raw(request_id) else {
             return Routed::Done;
         };
         match self.requests.cancel(&id) {
@@ -203,19 +190,19 @@ impl Router {
         {
             match self.calls.try_start(id, params) {
                 Some(Ok(())) => return Routed::Done,
-                Some(Err(_)) => return Routed::Reply(in_use(id)),
+                Some(Err(_)) => return Routed::Reply(InUse::answer(id)),
                 None => {}
             }
         }
         if self.initialized {
             match self.calls.try_start_task_request(id, method, params) {
                 Some(Ok(())) => return Routed::Done,
-                Some(Err(_)) => return Routed::Reply(in_use(id)),
+                Some(Err(_)) => return Routed::Reply(InUse::answer(id)),
                 None => {}
             }
         }
         let Ok(internal) = self.requests.begin_rmcp(id) else {
-            return Routed::Reply(in_use(id));
+            return Routed::Reply(InUse::answer(id));
         };
         match for_rmcp(internal.clone(), method, params) {
             Ok(message) => Routed::Rmcp(message),
@@ -229,16 +216,6 @@ impl Router {
             }
         }
     }
-}
-
-fn in_use(id: &AgentId) -> Vec<u8> {
-    agent_message::error_line(
-        Some(id),
-        ErrorCode::INVALID_REQUEST,
-        &format!(
-            "request id '{id}' is already in use by a call in flight; give each request an id of its own"
-        ),
-    )
 }
 
 /// The methods of MCP requests a client may send: a request for one of these that rmcp can

@@ -44,7 +44,7 @@ impl ServedHttp {
             .spawn()?;
         let pid = process.id().context("toolshelf has no pid")?;
         let health = format!("http://127.0.0.1:{port}/healthz");
-        let http = reqwest::Client::new();
+        let http = http_client()?;
         tokio::time::timeout(Duration::from_secs(30), async {
             while !http
                 .get(&health)

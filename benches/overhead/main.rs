@@ -1,5 +1,5 @@
-//! `cargo bench --bench overhead [-- --quick]`: what toolshelf costs over calling a child
-//! directly, measured side by side in one run. Prints a table and writes
+//! `cargo bench --bench overhead [-- --quick] [--only SECTION]...`: what toolshelf costs over
+//! calling a child directly, measured side by side in one run. Prints a table and writes
 //! `target/bench/overhead.json`. See the README's "Performance" section.
 
 mod http_child;
@@ -18,6 +18,7 @@ fn main() -> ExitCode {
             "/target/interop/node_modules/.bin"
         )))
         .filter(|bin| bin.join("mcp-server-everything").exists()),
+        only: Vec::new(),
     };
     let mut out = PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -28,11 +29,25 @@ fn main() -> ExitCode {
         match arg.as_str() {
             "--quick" => options.quick = true,
             "--out" => out = args.next().map(PathBuf::from).unwrap_or(out),
+            "--only" => match args.next() {
+                Some(section) if measure::SECTIONS.contains(&section.as_str()) => {
+                    options.only.push(section)
+                }
+                given => {
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "--only takes one of {} (given: {})",
+                        measure::SECTIONS.join(", "),
+                        given.as_deref().unwrap_or("nothing")
+                    );
+                    return ExitCode::from(2);
+                }
+            },
             "--bench" => {} // passed by `cargo bench`
             other => {
                 let _ = writeln!(
                     std::io::stderr(),
-                    "unknown argument {other}; use --quick or --out FILE"
+                    "unknown argument {other}; use --quick, --only SECTION or --out FILE"
                 );
                 return ExitCode::from(2);
             }

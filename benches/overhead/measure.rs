@@ -34,7 +34,25 @@ pub struct Options {
     /// `node_modules/.bin` of the interop servers, when installed: the context figures are then
     /// also measured on real servers, whose tool lists look like what agents meet.
     pub npm_bin: Option<PathBuf>,
+    /// Only these sections (`--only`), for working on one path; every section when empty.
+    pub only: Vec<String>,
 }
+
+impl Options {
+    fn runs(&self, section: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|only| only == section)
+    }
+}
+
+/// The sections `--only` can name, in the order they run.
+pub const SECTIONS: &[&str] = &[
+    "stdio",
+    "open",
+    "spawn",
+    "context",
+    "http_child",
+    "http_serve",
+];
 
 type Client = RunningService<RoleClient, ()>;
 
@@ -58,23 +76,35 @@ pub async fn run(options: &Options) -> anyhow::Result<Value> {
         options,
         dir: dir.path(),
     };
-    let (direct, proxied, pid) = bench.pair().await?;
     let mut report = json!({
         "machine": machine(),
         "quick": options.quick,
     });
-    report["latency"] = bench.latency(&direct, &proxied).await?;
-    report["payload"] = bench.payload(&direct, &proxied).await?;
-    report["throughput"] = bench.throughput(&direct, &proxied).await?;
-    report["memory"] = bench.memory(&proxied, pid).await?;
-    drop(direct);
-    close(proxied).await;
-    report["open"] = bench.cold_open().await?;
-    report["spawn"] = bench.spawn().await?;
-    report["context"] = bench.context().await?;
+    if options.runs("stdio") {
+        let (direct, proxied, pid) = bench.pair().await?;
+        report["latency"] = bench.latency(&direct, &proxied).await?;
+        report["payload"] = bench.payload(&direct, &proxied).await?;
+        report["throughput"] = bench.throughput(&direct, &proxied).await?;
+        report["memory"] = bench.memory(&proxied, pid).await?;
+        drop(direct);
+        close(proxied).await;
+    }
+    if options.runs("open") {
+        report["open"] = bench.cold_open().await?;
+    }
+    if options.runs("spawn") {
+        report["spawn"] = bench.spawn().await?;
+    }
+    if options.runs("context") {
+        report["context"] = bench.context().await?;
+    }
     if let Some(bin) = &options.npm_bin {
-        report["http_child"] = bench.http_child(bin).await?;
-        report["http_serve"] = bench.http_serve(bin).await?;
+        if options.runs("http_child") {
+            report["http_child"] = bench.http_child(bin).await?;
+        }
+        if options.runs("http_serve") {
+            report["http_serve"] = bench.http_serve(bin).await?;
+        }
     }
     report["targets"] = targets(&report);
     Ok(report)

@@ -4,6 +4,7 @@
 //! it, toolshelf's gate checks the bearer token and answers `/healthz` and `/readyz`. Each
 //! session is served by the same core as stdio (`session`).
 
+mod direct;
 mod session;
 
 use std::{convert::Infallible, future::Future, net::SocketAddr, sync::Arc, time::Duration};
@@ -21,6 +22,7 @@ use subtle::ConstantTimeEq;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{Config, HttpLimits};
+use direct::{DirectPath, Routed};
 use session::{HttpSession, Sessions};
 
 /// Where `serve --http` listens unless told: loopback, a fixed port.
@@ -99,17 +101,20 @@ pub async fn serve_http(
     let stop = CancellationToken::new();
     let mut manager = LocalSessionManager::default();
     manager.session_config.keep_alive = Some(limits.session_idle_timeout);
+    let manager = Arc::new(manager);
+    let hosts = allowed_hosts(&options);
     let mcp = StreamableHttpService::new(
         {
             let sessions = sessions.clone();
             move || Ok::<HttpSession, std::io::Error>(sessions.handler())
         },
-        Arc::new(manager),
-        rmcp_config(&options, &limits, stop.clone()),
+        manager.clone(),
+        rmcp_config(&options, &limits, &hosts, stop.clone()),
     );
     let gate = Arc::new(Gate {
         token: options.token.clone(),
         sessions: sessions.clone(),
+        direct: DirectPath::new(sessions.clone(), manager, &hosts),
         mcp,
     });
     tracing::info!(%address, "serving MCP over HTTP at /mcp");
@@ -157,23 +162,29 @@ pub async fn serve_http(
     Ok(())
 }
 
-fn rmcp_config(
-    options: &HttpOptions,
-    limits: &HttpLimits,
-    stop: CancellationToken,
-) -> StreamableHttpServerConfig {
+/// The `Host` values served: loopback names and `--allowed-host`'s.
+fn allowed_hosts(options: &HttpOptions) -> Vec<String> {
     let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1", "[::1]"]
         .into_iter()
         .map(String::from)
         .collect();
     hosts.extend(options.allowed_hosts.iter().cloned());
+    hosts
+}
+
+fn rmcp_config(
+    options: &HttpOptions,
+    limits: &HttpLimits,
+    hosts: &[String],
+    stop: CancellationToken,
+) -> StreamableHttpServerConfig {
     let mut origins: Vec<String> = ["localhost", "127.0.0.1", "[::1]"]
         .into_iter()
         .flat_map(|host| ["http", "https"].map(|scheme| format!("{scheme}://{host}:*")))
         .collect();
     origins.extend(options.allowed_origins.iter().cloned());
     StreamableHttpServerConfig::default()
-        .with_allowed_hosts(hosts)
+        .with_allowed_hosts(hosts.to_vec())
         .with_allowed_origins(origins)
         .enforce_origin_validation()
         .with_max_request_body_bytes(limits.max_body_bytes)
@@ -186,6 +197,8 @@ type Body = BoxBody<Bytes, Infallible>;
 struct Gate {
     token: Option<String>,
     sessions: Arc<Sessions>,
+    /// `use_tool` calls of known sessions, answered past rmcp.
+    direct: DirectPath,
     /// rmcp's service, called by reference: its `Service::call` clones it (its config, the
     /// allowed hosts and origins) for every request.
     mcp: StreamableHttpService<HttpSession, LocalSessionManager>,
@@ -210,7 +223,10 @@ impl Gate {
                 response
             }
             "/mcp" if !self.admits(&request) => unauthorized(),
-            "/mcp" => self.mcp.handle(request).await,
+            "/mcp" => match self.direct.route(request).await {
+                Routed::Answered(response) => response,
+                Routed::Passed(request) => self.mcp.handle(request).await,
+            },
             _ => text(
                 StatusCode::NOT_FOUND,
                 "not found: toolshelf serves MCP at /mcp (and /healthz, /readyz, /metrics)\n",

@@ -10,9 +10,12 @@
     reason = "SEP-2577 deprecates logging, but revisions before 2026-07-28 have it"
 )]
 
-use std::sync::{
-    Arc, OnceLock,
-    atomic::{AtomicU64, AtomicUsize, Ordering},
+use std::{
+    sync::{
+        Arc, Mutex, OnceLock,
+        atomic::{AtomicU64, AtomicUsize, Ordering},
+    },
+    time::{Duration, Instant},
 };
 
 use dashmap::DashMap;
@@ -23,13 +26,15 @@ use rmcp::{
         CompleteResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, GetTaskParams,
         GetTaskResult, InitializeRequestParams, InitializeResult, ListPromptsResult,
         ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-        ReadResourceRequestParams, ReadResourceResponse, ServerConfig, SetLevelRequestParams,
-        SubscribeRequestParams, UnsubscribeRequestParams, UpdateTaskParams,
+        ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
+        SetLevelRequestParams, SubscribeRequestParams, UnsubscribeRequestParams, UpdateTaskParams,
     },
     service::{NotificationContext, RequestContext},
 };
 
 use crate::{
+    agent_calls::Protocol,
+    agent_requests::AgentRequests,
     config::Config,
     flat::FlatSpec,
     meta_tools::USE_TOOL,
@@ -49,11 +54,51 @@ pub(super) struct Sessions {
     shared: Toolshelf,
     /// What every session shows the agent.
     surface: Surface,
-    /// The sessions' own shelves, by number, for shutdown.
-    own: DashMap<u64, Toolshelf>,
+    /// The sessions' own parts, by number, for shutdown.
+    own: DashMap<u64, Arc<OwnSession>>,
+    /// The same, by rmcp's session id once the agent said `notifications/initialized`: what
+    /// the gate's direct path serves.
+    by_id: DashMap<Box<str>, Arc<OwnSession>>,
     next: AtomicU64,
     /// `use_tool` calls in flight of clients without a session, all together.
-    sessionless_calls: AtomicUsize,
+    sessionless_calls: Arc<AtomicUsize>,
+}
+
+/// A 2025-era session's own part, shared by its rmcp handler and the gate's direct path.
+pub(super) struct OwnSession {
+    number: u64,
+    pub(super) shelf: Toolshelf,
+    /// Its `use_tool` calls in flight, on either path.
+    calls: Arc<AtomicUsize>,
+    /// What `initialize` agreed on.
+    protocol: OnceLock<(ProtocolVersion, Protocol)>,
+    /// The direct path's requests in flight, by the agent's ids.
+    pub(super) requests: AgentRequests,
+    /// When rmcp's session worker last heard from the agent: calls on the direct path do not
+    /// pass it, and it ends a session it has not heard from for `sessionIdleTimeout`.
+    heard: Mutex<Instant>,
+}
+
+impl OwnSession {
+    /// The protocol version `initialize` agreed on.
+    pub(super) fn protocol(&self) -> Option<&(ProtocolVersion, Protocol)> {
+        self.protocol.get()
+    }
+
+    /// True (and the clock restarted) when rmcp's worker has not heard from this session for
+    /// `every`.
+    pub(super) fn due_for_keepalive(&self, every: Duration) -> bool {
+        let mut heard = self
+            .heard
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        let now = Instant::now();
+        if now.duration_since(*heard) < every {
+            return false;
+        }
+        *heard = now;
+        true
+    }
 }
 
 impl Sessions {
@@ -69,8 +114,9 @@ impl Sessions {
             shared,
             surface,
             own: DashMap::new(),
+            by_id: DashMap::new(),
             next: AtomicU64::new(0),
-            sessionless_calls: AtomicUsize::new(0),
+            sessionless_calls: Arc::default(),
         })
     }
 
@@ -79,15 +125,57 @@ impl Sessions {
         HttpSession {
             sessions: self.clone(),
             own: OnceLock::new(),
-            calls: AtomicUsize::new(0),
+            id: OnceLock::new(),
         }
+    }
+
+    /// The session rmcp knows by `id`, once it is initialized.
+    pub(super) fn by_id(&self, id: &str) -> Option<Arc<OwnSession>> {
+        self.by_id.get(id).map(|entry| entry.value().clone())
+    }
+
+    pub(super) fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Counts a `use_tool` call in flight for `own` (`None`: a client without a session), or
+    /// says which limit refuses it.
+    pub(super) fn enter_call(&self, own: Option<&OwnSession>) -> Result<InFlight, McpError> {
+        let limits = &self.config.http;
+        // A client without a session has no budget of its own: those calls share one, as
+        // large as the sessions' count.
+        let (count, limit, whose, key) = match own {
+            Some(own) => (
+                &own.calls,
+                limits.max_calls_per_session,
+                "this session has",
+                "http.maxCallsPerSession",
+            ),
+            None => (
+                &self.sessionless_calls,
+                limits.max_sessions,
+                "clients without a session have",
+                "http.maxSessions",
+            ),
+        };
+        InFlight::enter(count, limit).ok_or_else(|| {
+            McpError::new(
+                LIMIT_REACHED,
+                format!(
+                    "{whose} as many use_tool calls in flight as toolshelf runs at once ({limit}, {key} in the config): wait for one to answer, then call again"
+                ),
+                None,
+            )
+        })
     }
 
     /// Stops every child of every session and of the shared shelf.
     pub(super) async fn shutdown(&self) {
-        let own: Vec<Toolshelf> = self.own.iter().map(|entry| entry.value().clone()).collect();
+        let own: Vec<Arc<OwnSession>> =
+            self.own.iter().map(|entry| entry.value().clone()).collect();
         self.own.clear();
-        futures::future::join_all(own.iter().map(Toolshelf::shutdown)).await;
+        self.by_id.clear();
+        futures::future::join_all(own.iter().map(|own| own.shelf.shutdown())).await;
         self.shared.shutdown().await;
         self.servers.shutdown().await;
     }
@@ -101,7 +189,7 @@ impl Sessions {
         let own: usize = self
             .own
             .iter()
-            .map(|entry| entry.value().own_children_running())
+            .map(|entry| entry.value().shelf.own_children_running())
             .sum();
         let running = self.servers.running() + own + self.shared.own_children_running();
         self.metrics.scrape(running, self.open_sessions())
@@ -111,32 +199,35 @@ impl Sessions {
 /// rmcp's handler for one session (or one sessionless request).
 pub(super) struct HttpSession {
     sessions: Arc<Sessions>,
-    /// Set at `initialize`: the session's own shelf and its number.
-    own: OnceLock<(u64, Toolshelf)>,
-    /// The session's `use_tool` calls in flight.
-    calls: AtomicUsize,
+    /// Set at `initialize`: the session's own part.
+    own: OnceLock<Arc<OwnSession>>,
+    /// rmcp's id of the session, learnt from `notifications/initialized`.
+    id: OnceLock<Box<str>>,
 }
 
 /// Counts a call in flight until it drops.
-struct InFlight<'a>(&'a AtomicUsize);
+pub(super) struct InFlight(Arc<AtomicUsize>);
 
-impl<'a> InFlight<'a> {
+impl InFlight {
     /// Counts one more call, unless `limit` are in flight already.
-    fn enter(count: &'a AtomicUsize, limit: usize) -> Option<Self> {
+    fn enter(count: &Arc<AtomicUsize>, limit: usize) -> Option<Self> {
         count
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
                 (now < limit).then_some(now + 1)
             })
             .ok()
-            .map(|_| Self(count))
+            .map(|_| Self(count.clone()))
     }
 }
 
-impl Drop for InFlight<'_> {
+impl Drop for InFlight {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Ordering::AcqRel);
     }
 }
+
+/// The header rmcp keeps a session's id in.
+pub(super) const SESSION_ID_HEADER: &str = "mcp-session-id";
 
 /// The JSON-RPC code of a request refused for a limit of `serve --http`.
 const LIMIT_REACHED: ErrorCode = ErrorCode(-32000);
@@ -144,7 +235,7 @@ const LIMIT_REACHED: ErrorCode = ErrorCode(-32000);
 impl HttpSession {
     fn shelf(&self) -> &Toolshelf {
         match self.own.get() {
-            Some((_, own)) => own,
+            Some(own) => &own.shelf,
             None => &self.sessions.shared,
         }
     }
@@ -152,11 +243,14 @@ impl HttpSession {
 
 impl Drop for HttpSession {
     fn drop(&mut self) {
-        if let Some((number, own)) = self.own.take() {
-            self.sessions.own.remove(&number);
+        if let Some(id) = self.id.take() {
+            self.sessions.by_id.remove(&id);
+        }
+        if let Some(own) = self.own.take() {
+            self.sessions.own.remove(&own.number);
             // Outside a runtime (the process is ending) the process guard stops the children.
             if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-                runtime.spawn(async move { own.shutdown().await });
+                runtime.spawn(async move { own.shelf.shutdown().await });
             }
         }
     }
@@ -182,18 +276,27 @@ impl ServerHandler for HttpSession {
                 None,
             ));
         }
-        let (_, own) = self.own.get_or_init(|| {
-            let number = self.sessions.next.fetch_add(1, Ordering::Relaxed);
+        let own = self.own.get_or_init(|| {
             let sessions = &self.sessions;
-            let own = Toolshelf::new(
-                &sessions.config,
-                Some(sessions.servers.clone()),
-                &sessions.surface,
-            );
-            self.sessions.own.insert(number, own.clone());
-            (number, own)
+            let own = Arc::new(OwnSession {
+                number: sessions.next.fetch_add(1, Ordering::Relaxed),
+                shelf: Toolshelf::new(
+                    &sessions.config,
+                    Some(sessions.servers.clone()),
+                    &sessions.surface,
+                ),
+                calls: Arc::default(),
+                protocol: OnceLock::new(),
+                requests: AgentRequests::default(),
+                heard: Mutex::new(Instant::now()),
+            });
+            sessions.own.insert(own.number, own.clone());
+            own
         });
-        own.initialize(request, context).await
+        let result = own.shelf.initialize(request, context).await?;
+        let version = result.protocol_version.clone();
+        let _ = own.protocol.set((version.clone(), Protocol::of(&version)));
+        Ok(result)
     }
 
     async fn set_level(
@@ -209,6 +312,17 @@ impl ServerHandler for HttpSession {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let id = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|request| request.headers.get(SESSION_ID_HEADER))
+            .and_then(|id| id.to_str().ok());
+        if let (Some(own), Some(id)) = (self.own.get(), id)
+            && own.protocol.get().is_some()
+            && self.id.set(id.into()).is_ok()
+        {
+            self.sessions.by_id.insert(id.into(), own.clone());
+        }
         self.shelf().on_initialized(context).await
     }
 
@@ -316,32 +430,7 @@ impl ServerHandler for HttpSession {
         if !self.shelf().calls_a_child(&request.name) {
             return self.shelf().call_tool(request, context).await;
         }
-        let limits = &self.sessions.config.http;
-        // A client without a session has no budget of its own: those calls share one, as
-        // large as the sessions' count.
-        let (count, limit, whose, key) = match self.own.get() {
-            Some(_) => (
-                &self.calls,
-                limits.max_calls_per_session,
-                "this session has",
-                "http.maxCallsPerSession",
-            ),
-            None => (
-                &self.sessions.sessionless_calls,
-                limits.max_sessions,
-                "clients without a session have",
-                "http.maxSessions",
-            ),
-        };
-        let Some(_in_flight) = InFlight::enter(count, limit) else {
-            return Err(McpError::new(
-                LIMIT_REACHED,
-                format!(
-                    "{whose} as many use_tool calls in flight as toolshelf runs at once ({limit}, {key} in the config): wait for one to answer, then call again"
-                ),
-                None,
-            ));
-        };
+        let _in_flight = self.sessions.enter_call(self.own.get().map(Arc::as_ref))?;
         if self.own.get().is_none() && request.name == USE_TOOL {
             self.sessions
                 .shared

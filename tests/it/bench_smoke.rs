@@ -16,6 +16,8 @@ async fn the_benchmark_runs_in_quick_mode() {
         toolshelf: crate::harness::toolshelf_bin().into(),
         fixture: crate::harness::fixture_bin().into(),
         npm_bin: Some(crate::harness::interop_dir().join("node_modules/.bin")),
+        // Every section by name: every figure below then shows that `--only` names them all.
+        only: measure::SECTIONS.iter().map(ToString::to_string).collect(),
     };
     let report = measure::run(&options).await.expect("the benchmark runs");
     let targets = report["targets"].as_array().expect("targets");

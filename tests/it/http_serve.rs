@@ -626,3 +626,207 @@ async fn flat_mode_over_http_serves_a_client_without_a_session_in_rounds() {
         "{seen}"
     );
 }
+
+/// A 2025-era session spoken to with plain HTTP requests, to see how each is answered.
+struct RawSession {
+    url: String,
+    id: String,
+}
+
+/// An answer: its status, `Content-Type` and body.
+struct Answered {
+    status: u16,
+    content_type: String,
+    body: String,
+}
+
+impl RawSession {
+    async fn open(port: u16) -> Self {
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        let response =
+            Self::post_to(&url, None, &String::from_utf8(initialize()).expect("utf-8")).await;
+        let id = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|id| id.to_str().ok())
+            .expect("a session id")
+            .to_owned();
+        let session = Self { url, id };
+        let initialized = session
+            .post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        assert_eq!(initialized.status, 202);
+        session
+    }
+
+    async fn post_to(url: &str, session: Option<&str>, body: &str) -> reqwest::Response {
+        let mut request = http()
+            .post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(body.to_owned());
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        request.send().await.expect("POST")
+    }
+
+    async fn post(&self, message: Value) -> Answered {
+        let response = Self::post_to(&self.url, Some(&self.id), &message.to_string()).await;
+        let status = response.status().as_u16();
+        let content_type = response
+            .headers()
+            .get("content-type")
+            .and_then(|value| value.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        let body = response.text().await.expect("a body");
+        Answered {
+            status,
+            content_type,
+            body,
+        }
+    }
+}
+
+fn use_tool_request(id: u64, name: &str, arguments: Value, meta: Option<Value>) -> Value {
+    let mut params = json!({"name": "use_tool", "arguments": {
+        "tool": {"toolbox": "dev", "server": "fixture", "name": name}, "arguments": arguments}});
+    if let Some(meta) = meta {
+        params["_meta"] = meta;
+    }
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+}
+
+#[tokio::test]
+async fn a_sessions_use_tool_calls_are_answered_past_rmcp_as_rmcp_would() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let events = dir.path().join("events.log");
+    let events_arg = events.to_str().expect("utf-8 path");
+    let mut file = config(&[(
+        "dev",
+        "Fixture",
+        json!({ "fixture": fixture(&["--events", events_arg]) }),
+    )]);
+    file["http"] = json!({ "sessionIdleTimeout": 2 });
+    let (_config_dir, path) = write_config(&file);
+    let (_process, port) = serve(&path, "").await;
+    let session = RawSession::open(port).await;
+    let opened = session
+        .post(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "open_toolbox", "arguments": {"toolbox": "dev"}}}))
+        .await;
+    assert_eq!(opened.status, 200, "{}", opened.body);
+
+    // A plain call: answered with a JSON body holding the child's result as it wrote it.
+    let echoed = session
+        .post(use_tool_request(2, "echo", json!({"message": "hi"}), None))
+        .await;
+    assert_eq!(
+        (echoed.status, echoed.content_type.as_str()),
+        (200, "application/json")
+    );
+    let answer: Value = serde_json::from_str(&echoed.body).expect("JSON");
+    assert_eq!(answer["id"], json!(2), "{answer}");
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        json!(r#"{"message":"hi"}"#),
+        "{answer}"
+    );
+
+    // A call that asks for progress needs a stream: rmcp's path, progress before the answer.
+    let progressed = session
+        .post(use_tool_request(
+            3,
+            "progress",
+            json!({"steps": 2}),
+            Some(json!({"progressToken": "p"})),
+        ))
+        .await;
+    assert_eq!(progressed.content_type, "text/event-stream");
+    assert_eq!(
+        progressed.body.matches("notifications/progress").count(),
+        2,
+        "{}",
+        progressed.body
+    );
+    assert!(
+        progressed.body.contains("sent 2 progress notifications"),
+        "{}",
+        progressed.body
+    );
+
+    // An id in flight is refused; a cancelled call ends its stream without an answer.
+    let slow = tokio::spawn({
+        let session = RawSession {
+            url: session.url.clone(),
+            id: session.id.clone(),
+        };
+        async move {
+            session
+                .post(use_tool_request(7, "sleep", json!({"ms": 30_000}), None))
+                .await
+        }
+    });
+    crate::harness::wait_for_line(&events, "start sleep").await;
+    let twice = session
+        .post(use_tool_request(
+            7,
+            "echo",
+            json!({"message": "again"}),
+            None,
+        ))
+        .await;
+    assert!(
+        twice
+            .body
+            .contains("request id '7' is already in use by a call in flight"),
+        "{}",
+        twice.body
+    );
+    let cancelled = session
+        .post(
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": 7, "reason": "enough"}}),
+        )
+        .await;
+    assert_eq!(cancelled.status, 202);
+    let slow = tokio::time::timeout(DEADLINE, slow)
+        .await
+        .expect("the cancelled call's request ends")
+        .expect("joined");
+    assert_eq!(
+        (slow.status, slow.content_type.as_str(), slow.body.as_str()),
+        (200, "text/event-stream", "")
+    );
+    crate::harness::wait_for_line(&events, "cancelled sleep").await;
+
+    // Direct calls keep the session alive past its idle expiry (2 s) ...
+    let began = std::time::Instant::now();
+    let mut id = 10;
+    while began.elapsed() < Duration::from_secs(4) {
+        let echoed = session
+            .post(use_tool_request(
+                id,
+                "echo",
+                json!({"message": "still here"}),
+                None,
+            ))
+            .await;
+        assert_eq!(echoed.status, 200, "call {id}: {}", echoed.body);
+        id += 1;
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    // ... and a session left alone still expires: rmcp's 404 for it. (Any request to a live
+    // session keeps it alive, so one request, well after the expiry.)
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let gone = session
+        .post(use_tool_request(
+            id,
+            "echo",
+            json!({"message": "late"}),
+            None,
+        ))
+        .await;
+    assert_eq!(gone.status, 404, "{}", gone.body);
+}

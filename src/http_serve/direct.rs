@@ -1,0 +1,295 @@
+//! `use_tool` calls of a 2025-era session answered in the gate, past rmcp's session worker: the
+//! HTTP side of the direct path stdio has (`agent_calls`). rmcp's path costs a request its
+//! decoding into typed enums, a trip through the session worker's channels, a stream of its own,
+//! and the child's result decoded and encoded again; this path reads the envelope, runs the
+//! call through the same core (`DirectCall`), and writes the child's result bytes as a JSON
+//! body.
+//!
+//! It takes only what it can answer exactly as rmcp would: a POST in a session rmcp holds,
+//! from a client rmcp's checks would admit (a loopback or allowed `Host`, no `Origin`, both media
+//! types accepted, a JSON body of a stated length within the limit), calling a child's tool
+//! without asking for progress or a task (those need a stream back), and the cancellation of
+//! such a call. Everything else goes to rmcp unchanged.
+
+use std::{sync::Arc, time::Duration};
+
+use bytes::Bytes;
+use http::{HeaderMap, Method, Request, Response, StatusCode, header};
+use http_body_util::{BodyExt, Either, Full, Limited};
+use hyper::body::Incoming;
+use rmcp::{
+    model::{ClientJsonRpcMessage, ClientNotification, CustomNotification},
+    transport::streamable_http_server::{
+        SessionId, SessionManager, session::local::LocalSessionManager,
+    },
+};
+
+use super::{
+    Body,
+    session::{OwnSession, SESSION_ID_HEADER, Sessions},
+};
+use crate::{
+    agent_calls::DirectCall,
+    agent_message::{self, AgentId, Incoming as Message},
+    agent_requests::{Cancelled, InUse},
+};
+
+/// A request's body as rmcp gets it: untouched, or read already by the direct path.
+pub(super) type PassedBody = Either<Incoming, Full<Bytes>>;
+
+/// What the direct path did with a request.
+pub(super) enum Routed {
+    Answered(Response<Body>),
+    /// rmcp's to serve.
+    Passed(Request<PassedBody>),
+}
+
+/// The notification that tells rmcp's session worker the agent is still there.
+const KEEPALIVE: &str = "notifications/toolshelf/keepalive";
+
+pub(super) struct DirectPath {
+    sessions: Arc<Sessions>,
+    manager: Arc<LocalSessionManager>,
+    /// The `Host` values rmcp admits: (host, port if the entry names one).
+    hosts: Vec<(String, Option<u16>)>,
+    max_body: u64,
+    /// How often rmcp's worker must hear of a session that only makes direct calls.
+    keepalive: Duration,
+}
+
+impl DirectPath {
+    pub(super) fn new(
+        sessions: Arc<Sessions>,
+        manager: Arc<LocalSessionManager>,
+        allowed_hosts: &[String],
+    ) -> Self {
+        let limits = &sessions.config().http;
+        let (max_body, keepalive) = (
+            limits.max_body_bytes as u64,
+            limits.session_idle_timeout / 4,
+        );
+        Self {
+            hosts: allowed_hosts
+                .iter()
+                .filter_map(|allowed| {
+                    let authority = http::uri::Authority::try_from(allowed.trim()).ok()?;
+                    Some((normal_host(authority.host()), authority.port_u16()))
+                })
+                .collect(),
+            sessions,
+            manager,
+            max_body,
+            keepalive,
+        }
+    }
+
+    pub(super) async fn route(&self, request: Request<Incoming>) -> Routed {
+        let Some((id, own)) = self.own_session(&request) else {
+            return Routed::Passed(request.map(Either::Left));
+        };
+        // A session rmcp ended (DELETE, expiry) is gone before its handler is: rmcp's 404.
+        if !self.manager.has_session(&id).await.unwrap_or(false) {
+            return Routed::Passed(request.map(Either::Left));
+        }
+        let (parts, body) = request.into_parts();
+        let body = match Limited::new(body, self.max_body as usize).collect().await {
+            Ok(body) => body.to_bytes(),
+            Err(error) => {
+                tracing::debug!(%error, "a request body could not be read");
+                return Routed::Answered(super::text(
+                    StatusCode::BAD_REQUEST,
+                    "Bad Request: the request body could not be read\n",
+                ));
+            }
+        };
+        self.keep_alive(&id, &own).await;
+        match self.serve(&own, &body).await {
+            Some(response) => Routed::Answered(response),
+            None => Routed::Passed(Request::from_parts(parts, Either::Right(Full::new(body)))),
+        }
+    }
+
+    /// The session a request may be served in past rmcp, if it is one this path takes.
+    fn own_session(&self, request: &Request<Incoming>) -> Option<(SessionId, Arc<OwnSession>)> {
+        if request.method() != Method::POST {
+            return None;
+        }
+        let headers = request.headers();
+        let id = headers.get(SESSION_ID_HEADER)?.to_str().ok()?;
+        let own = self.sessions.by_id(id)?;
+        let (version, _) = own.protocol()?;
+        let admitted = !headers.contains_key(header::ORIGIN)
+            && self.host_allowed(headers)
+            && accepts_json_and_events(headers)
+            && single_value(headers, header::CONTENT_TYPE.as_str())
+                .is_some_and(|value| value.eq_ignore_ascii_case("application/json"))
+            && single_value(headers, header::CONTENT_LENGTH.as_str())
+                .and_then(|length| length.parse::<u64>().ok())
+                .is_some_and(|length| length <= self.max_body)
+            && headers
+                .get("mcp-protocol-version")
+                .is_none_or(|given| given.as_bytes() == version.as_str().as_bytes());
+        admitted.then(|| (id.into(), own))
+    }
+
+    fn host_allowed(&self, headers: &HeaderMap) -> bool {
+        let Some(authority) = single_value(headers, header::HOST.as_str())
+            .and_then(|host| http::uri::Authority::try_from(host).ok())
+        else {
+            return false;
+        };
+        let (host, port) = (normal_host(authority.host()), authority.port_u16());
+        self.hosts.iter().any(|(allowed, allowed_port)| {
+            *allowed == host && allowed_port.is_none_or(|p| Some(p) == port)
+        })
+    }
+
+    /// The answer to a message this path takes; `None` passes it to rmcp.
+    async fn serve(&self, own: &Arc<OwnSession>, body: &[u8]) -> Option<Response<Body>> {
+        let (_, protocol) = own.protocol()?;
+        match agent_message::read(body) {
+            Message::Request {
+                id,
+                method,
+                params: Some(params),
+            } if method == "tools/call" => {
+                let call = DirectCall::read(&own.shelf, params, *protocol)
+                    .filter(|call| !call.needs_a_stream())?;
+                Some(self.call(own.clone(), id, call).await)
+            }
+            Message::Notification { method, params } if method == "notifications/cancelled" => {
+                let (id, _) = agent_message::cancelled_request(params)?;
+                match own.requests.cancel(&id) {
+                    Cancelled::Direct => {
+                        tracing::debug!(%id, "call cancelled by the client");
+                        Some(accepted())
+                    }
+                    // Not one of this path's calls: rmcp's, or none.
+                    Cancelled::Rmcp(_) | Cancelled::Unknown => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// Runs one call in a task of its own (a client that goes away does not cut it short, as
+    /// on rmcp's path) and answers with its result.
+    async fn call(&self, own: Arc<OwnSession>, id: AgentId, call: DirectCall) -> Response<Body> {
+        let in_flight = match self.sessions.enter_call(Some(&own)) {
+            Ok(in_flight) => in_flight,
+            Err(refused) => return json(agent_message::error_data_line(Some(&id), &refused)),
+        };
+        let ticket = match own.requests.begin_direct(&id) {
+            Ok(ticket) => ticket,
+            Err(_) => return json(Ok(InUse::answer(&id))),
+        };
+        let answered = tokio::spawn(async move {
+            let _in_flight = in_flight;
+            let line = call.answer(&own.shelf, &id, &ticket.cancel, None).await;
+            own.requests.finish_direct(&id, &ticket).then_some(line)
+        })
+        .await;
+        match answered {
+            Ok(Some(line)) => json(line),
+            // Cancelled: no answer, as rmcp's stream ends without one.
+            Ok(None) => no_answer(),
+            Err(error) => {
+                tracing::error!(%error, "a call's task ended without an answer");
+                json(Ok(agent_message::error_line(
+                    None,
+                    rmcp::model::ErrorCode::INTERNAL_ERROR,
+                    "toolshelf failed while serving this call; see its log",
+                )))
+            }
+        }
+    }
+
+    /// Tells rmcp's worker of a session it has not heard from for a while, so that a session
+    /// making only direct calls does not expire as idle.
+    async fn keep_alive(&self, id: &SessionId, own: &OwnSession) {
+        if !own.due_for_keepalive(self.keepalive) {
+            return;
+        }
+        let notice = ClientJsonRpcMessage::notification(ClientNotification::CustomNotification(
+            CustomNotification::new(KEEPALIVE, None),
+        ));
+        if let Err(error) = self.manager.accept_message(id, notice).await {
+            tracing::debug!(%error, "the session worker could not be told the session is in use");
+        }
+    }
+}
+
+/// The value of a header given once, its parameters (after `;`) left out.
+fn single_value<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    let mut values = headers.get_all(name).iter();
+    let value = values.next()?.to_str().ok()?;
+    if values.next().is_some() {
+        return None;
+    }
+    Some(
+        value
+            .split_once(';')
+            .map_or(value, |(essence, _)| essence)
+            .trim(),
+    )
+}
+
+/// `Accept` lists both `application/json` and `text/event-stream`, without weights (a weighted
+/// list is rmcp's to judge).
+fn accepts_json_and_events(headers: &HeaderMap) -> bool {
+    let (mut json, mut events) = (false, false);
+    for value in headers.get_all(header::ACCEPT) {
+        let Ok(value) = value.to_str() else {
+            return false;
+        };
+        for entry in value.split(',') {
+            if entry.contains(';') || entry.contains('"') {
+                return false;
+            }
+            let entry = entry.trim();
+            json |= entry.eq_ignore_ascii_case("application/json");
+            events |= entry.eq_ignore_ascii_case("text/event-stream");
+        }
+    }
+    json && events
+}
+
+fn normal_host(host: &str) -> String {
+    host.trim_matches(['[', ']']).to_ascii_lowercase()
+}
+
+fn json(line: serde_json::Result<Vec<u8>>) -> Response<Body> {
+    let line = match line {
+        Ok(line) => line,
+        Err(error) => {
+            tracing::error!(%error, "an answer could not be encoded");
+            agent_message::error_line(
+                None,
+                rmcp::model::ErrorCode::INTERNAL_ERROR,
+                "toolshelf could not encode the answer to this call; see its log",
+            )
+        }
+    };
+    let mut response = Response::new(Full::new(Bytes::from(line)).boxed());
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// An event stream that ends without an event: the answer to a request cancelled meanwhile.
+fn no_answer() -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::new()).boxed());
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("text/event-stream"),
+    );
+    response
+}
+
+fn accepted() -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::new()).boxed());
+    *response.status_mut() = StatusCode::ACCEPTED;
+    response
+}
