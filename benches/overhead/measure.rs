@@ -400,7 +400,7 @@ impl Bench<'_> {
 
         // Agents working at once, one session and one connection each.
         let mut throughput = serde_json::Map::new();
-        let total = self.rounds(128, 3200);
+        let total = self.rounds(128, 12_800);
         for count in [1usize, 8, 64] {
             let per_session = (total / count).max(1);
             let (direct_sessions, _) =
@@ -412,7 +412,7 @@ impl Bench<'_> {
             let (mut a, mut b) = (Vec::new(), Vec::new());
             http_serve::sessions_rate(&direct_sessions, 1, "echo", &echo).await?;
             http_serve::sessions_rate(&sessions, 1, "use_tool", &use_fx).await?;
-            for _ in 0..self.rounds(1, 3) {
+            for _ in 0..self.rounds(1, 5) {
                 a.push(
                     http_serve::sessions_rate(&direct_sessions, per_session, "echo", &echo).await?,
                 );
