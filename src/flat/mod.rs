@@ -9,7 +9,6 @@ use std::sync::{
     atomic::{AtomicBool, Ordering},
 };
 
-use futures::future::join_all;
 use indexmap::IndexMap;
 use rmcp::model::{JsonObject, Tool};
 use serde_json::Value;
@@ -145,17 +144,11 @@ impl FlatServing {
             .collect();
         // A flat client may never call most servers: those whose tools are remembered start
         // on their first call.
-        let opening = Opening::Remembered(Prestart::FirstCall);
-        let opened = join_all(
-            served
-                .iter()
-                .map(|toolbox| toolboxes.open_as(toolbox, opening)),
-        )
-        .await;
-        for conflicts in opened.into_iter().filter_map(Result::err) {
-            for conflict in conflicts {
-                tracing::warn!(%conflict, "an alias clashes with a tool name; calls by that name reach the tool");
-            }
+        let conflicts = toolboxes
+            .open_all_as(&served, Opening::Remembered(Prestart::FirstCall))
+            .await;
+        for conflict in conflicts {
+            tracing::warn!(%conflict, "an alias clashes with a tool name; calls by that name reach the tool");
         }
         for toolbox in &served {
             for slot in &toolbox.servers {

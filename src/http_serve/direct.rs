@@ -25,11 +25,11 @@ use rmcp::{
 };
 
 use super::{
-    Body,
+    Body, respond,
     session::{OwnSession, SESSION_ID_HEADER, Sessions},
 };
 use crate::{
-    agent_calls::DirectCall,
+    agent_calls::{DirectCall, Protocol},
     agent_message::{self, AgentId, Incoming as Message},
     agent_requests::{Cancelled, InUse},
 };
@@ -98,7 +98,7 @@ impl DirectPath {
                 tracing::debug!(%error, "a request body could not be read");
                 return Routed::Answered(super::text(
                     StatusCode::BAD_REQUEST,
-                    "Bad Request: the request body could not be read\n",
+                    "Bad Request: the request body could not be read to the length its Content-Length states; send the whole body again\n",
                 ));
             }
         };
@@ -117,7 +117,7 @@ impl DirectPath {
         let headers = request.headers();
         let id = headers.get(SESSION_ID_HEADER)?.to_str().ok()?;
         let own = self.sessions.by_id(id)?;
-        let (version, _) = own.protocol()?;
+        let version = own.protocol()?;
         let admitted = !headers.contains_key(header::ORIGIN)
             && self.host_allowed(headers)
             && accepts_json_and_events(headers)
@@ -146,14 +146,14 @@ impl DirectPath {
 
     /// The answer to a message this path takes; `None` passes it to rmcp.
     async fn serve(&self, own: &Arc<OwnSession>, body: &[u8]) -> Option<Response<Body>> {
-        let (_, protocol) = own.protocol()?;
+        let protocol = Protocol::of(own.protocol()?);
         match agent_message::read(body) {
             Message::Request {
                 id,
                 method,
                 params: Some(params),
             } if method == "tools/call" => {
-                let call = DirectCall::read(&own.shelf, params, *protocol)
+                let call = DirectCall::read(&own.shelf, params, protocol)
                     .filter(|call| !call.needs_a_stream())?;
                 Some(self.call(own.clone(), id, call).await)
             }
@@ -162,7 +162,7 @@ impl DirectPath {
                 match own.requests.cancel(&id) {
                     Cancelled::Direct => {
                         tracing::debug!(%id, "call cancelled by the client");
-                        Some(accepted())
+                        Some(respond(StatusCode::ACCEPTED, None, Bytes::new()))
                     }
                     // Not one of this path's calls: rmcp's, or none.
                     Cancelled::Rmcp(_) | Cancelled::Unknown => None,
@@ -191,14 +191,14 @@ impl DirectPath {
         .await;
         match answered {
             Ok(Some(line)) => json(line),
-            // Cancelled: no answer, as rmcp's stream ends without one.
-            Ok(None) => no_answer(),
+            // Cancelled: an event stream that ends without an answer, as rmcp's does.
+            Ok(None) => respond(StatusCode::OK, Some("text/event-stream"), Bytes::new()),
             Err(error) => {
                 tracing::error!(%error, "a call's task ended without an answer");
                 json(Ok(agent_message::error_line(
                     None,
                     rmcp::model::ErrorCode::INTERNAL_ERROR,
-                    "toolshelf failed while serving this call; see its log",
+                    "toolshelf failed while serving this call (its log has why); the call may have run, so check its effect before calling again",
                 )))
             }
         }
@@ -259,37 +259,13 @@ fn normal_host(host: &str) -> String {
 }
 
 fn json(line: serde_json::Result<Vec<u8>>) -> Response<Body> {
-    let line = match line {
-        Ok(line) => line,
-        Err(error) => {
-            tracing::error!(%error, "an answer could not be encoded");
-            agent_message::error_line(
-                None,
-                rmcp::model::ErrorCode::INTERNAL_ERROR,
-                "toolshelf could not encode the answer to this call; see its log",
-            )
-        }
-    };
-    let mut response = Response::new(Full::new(Bytes::from(line)).boxed());
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        header::HeaderValue::from_static("application/json"),
-    );
-    response
-}
-
-/// An event stream that ends without an event: the answer to a request cancelled meanwhile.
-fn no_answer() -> Response<Body> {
-    let mut response = Response::new(Full::new(Bytes::new()).boxed());
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        header::HeaderValue::from_static("text/event-stream"),
-    );
-    response
-}
-
-fn accepted() -> Response<Body> {
-    let mut response = Response::new(Full::new(Bytes::new()).boxed());
-    *response.status_mut() = StatusCode::ACCEPTED;
-    response
+    let line = line.unwrap_or_else(|error| {
+        tracing::error!(%error, "an answer could not be encoded");
+        agent_message::error_line(
+            None,
+            rmcp::model::ErrorCode::INTERNAL_ERROR,
+            "toolshelf could not encode the answer to this call (its log has why); the call may have run, so check its effect before calling again",
+        )
+    });
+    respond(StatusCode::OK, Some("application/json"), line)
 }

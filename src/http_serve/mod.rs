@@ -1,8 +1,9 @@
 //! `toolshelf serve --http`: MCP over streamable HTTP at `/mcp`, for many agents at once.
 //! rmcp's streamable HTTP service speaks the protocol (sessions, SSE streams, DELETE,
 //! sessionless 2026-07-28 requests) and checks `Host`, `Origin` and the body size; in front of
-//! it, toolshelf's gate checks the bearer token and answers `/healthz` and `/readyz`. Each
-//! session is served by the same core as stdio (`session`).
+//! it, toolshelf's gate checks the bearer token, answers `/healthz`, `/readyz` and `/metrics`,
+//! and answers a session's plain `use_tool` calls itself (`direct`). Each session is served by
+//! the same core as stdio (`session`).
 
 mod direct;
 mod session;
@@ -211,17 +212,11 @@ impl Gate {
             "/readyz" => text(StatusCode::OK, "ready\n"),
             // Names of toolboxes and servers are the operator's business: the token guards them.
             "/metrics" if !self.admits(&request) => unauthorized(),
-            "/metrics" => {
-                let scraped = self.sessions.metrics();
-                let mut response = Response::new(Full::new(Bytes::from(scraped)).boxed());
-                response.headers_mut().insert(
-                    header::CONTENT_TYPE,
-                    header::HeaderValue::from_static(
-                        "application/openmetrics-text; version=1.0.0; charset=utf-8",
-                    ),
-                );
-                response
-            }
+            "/metrics" => respond(
+                StatusCode::OK,
+                Some("application/openmetrics-text; version=1.0.0; charset=utf-8"),
+                self.sessions.metrics(),
+            ),
             "/mcp" if !self.admits(&request) => unauthorized(),
             "/mcp" => match self.direct.route(request).await {
                 Routed::Answered(response) => response,
@@ -268,12 +263,23 @@ fn unauthorized() -> Response<Body> {
 }
 
 fn text(status: StatusCode, body: &'static str) -> Response<Body> {
-    let mut response = Response::new(Full::new(Bytes::from_static(body.as_bytes())).boxed());
+    respond(status, Some("text/plain; charset=utf-8"), body)
+}
+
+/// A whole response: `status`, `content_type` (none for an empty body) and `body`.
+fn respond(
+    status: StatusCode,
+    content_type: Option<&'static str>,
+    body: impl Into<Bytes>,
+) -> Response<Body> {
+    let mut response = Response::new(Full::new(body.into()).boxed());
     *response.status_mut() = status;
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        header::HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
+    if let Some(content_type) = content_type {
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            header::HeaderValue::from_static(content_type),
+        );
+    }
     response
 }
 

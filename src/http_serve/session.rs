@@ -33,7 +33,6 @@ use rmcp::{
 };
 
 use crate::{
-    agent_calls::Protocol,
     agent_requests::AgentRequests,
     config::Config,
     flat::FlatSpec,
@@ -70,8 +69,8 @@ pub(super) struct OwnSession {
     pub(super) shelf: Toolshelf,
     /// Its `use_tool` calls in flight, on either path.
     calls: Arc<AtomicUsize>,
-    /// What `initialize` agreed on.
-    protocol: OnceLock<(ProtocolVersion, Protocol)>,
+    /// The protocol version `initialize` agreed on.
+    protocol: OnceLock<ProtocolVersion>,
     /// The direct path's requests in flight, by the agent's ids.
     pub(super) requests: AgentRequests,
     /// When rmcp's session worker last heard from the agent: calls on the direct path do not
@@ -81,7 +80,7 @@ pub(super) struct OwnSession {
 
 impl OwnSession {
     /// The protocol version `initialize` agreed on.
-    pub(super) fn protocol(&self) -> Option<&(ProtocolVersion, Protocol)> {
+    pub(super) fn protocol(&self) -> Option<&ProtocolVersion> {
         self.protocol.get()
     }
 
@@ -294,8 +293,7 @@ impl ServerHandler for HttpSession {
             own
         });
         let result = own.shelf.initialize(request, context).await?;
-        let version = result.protocol_version.clone();
-        let _ = own.protocol.set((version.clone(), Protocol::of(&version)));
+        let _ = own.protocol.set(result.protocol_version.clone());
         Ok(result)
     }
 

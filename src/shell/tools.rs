@@ -4,7 +4,6 @@
 
 use std::io::Write;
 
-use futures::future::join_all;
 use serde_json::Value;
 
 use super::Outcome;
@@ -37,15 +36,11 @@ pub async fn tools(
         },
         None => toolboxes.all().collect(),
     };
-    let opening = Opening::Remembered(Prestart::FirstCall);
-    let opened = join_all(
-        chosen
-            .iter()
-            .map(|toolbox| toolboxes.open_as(toolbox, opening)),
-    )
-    .await;
+    let conflicts = toolboxes
+        .open_all_as(&chosen, Opening::Remembered(Prestart::FirstCall))
+        .await;
     let mut outcome = Outcome::Done;
-    for conflict in opened.into_iter().filter_map(Result::err).flatten() {
+    for conflict in conflicts {
         writeln!(err, "warning: {conflict}")?;
     }
     let mut described = Vec::new();

@@ -211,6 +211,20 @@ impl Toolboxes {
             .await
     }
 
+    /// Opens every toolbox of `chosen` at once, as `open_as` does; the alias conflicts of all.
+    pub(crate) async fn open_all_as(
+        &self,
+        chosen: &[&Arc<Toolbox>],
+        opening: Opening,
+    ) -> Vec<String> {
+        join_all(chosen.iter().map(|toolbox| self.open_as(toolbox, opening)))
+            .await
+            .into_iter()
+            .filter_map(Result::err)
+            .flatten()
+            .collect()
+    }
+
     /// Starts every server of `toolbox` that is not running, concurrently, except those
     /// `opening` takes from the persisted catalog. The toolbox counts as open once any of its
     /// servers lists tools, unless an alias clashes with a tool name: then it stays closed and

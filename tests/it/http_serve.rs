@@ -717,11 +717,17 @@ async fn a_sessions_use_tool_calls_are_answered_past_rmcp_as_rmcp_would() {
             "params": {"name": "open_toolbox", "arguments": {"toolbox": "dev"}}}))
         .await;
     assert_eq!(opened.status, 200, "{}", opened.body);
+    let echo = |id: u64, message: &str| {
+        session.post(use_tool_request(
+            id,
+            "echo",
+            json!({"message": message}),
+            None,
+        ))
+    };
 
     // A plain call: answered with a JSON body holding the child's result as it wrote it.
-    let echoed = session
-        .post(use_tool_request(2, "echo", json!({"message": "hi"}), None))
-        .await;
+    let echoed = echo(2, "hi").await;
     assert_eq!(
         (echoed.status, echoed.content_type.as_str()),
         (200, "application/json")
@@ -769,14 +775,7 @@ async fn a_sessions_use_tool_calls_are_answered_past_rmcp_as_rmcp_would() {
         }
     });
     crate::harness::wait_for_line(&events, "start sleep").await;
-    let twice = session
-        .post(use_tool_request(
-            7,
-            "echo",
-            json!({"message": "again"}),
-            None,
-        ))
-        .await;
+    let twice = echo(7, "again").await;
     assert!(
         twice
             .body
@@ -805,14 +804,7 @@ async fn a_sessions_use_tool_calls_are_answered_past_rmcp_as_rmcp_would() {
     let began = std::time::Instant::now();
     let mut id = 10;
     while began.elapsed() < Duration::from_secs(4) {
-        let echoed = session
-            .post(use_tool_request(
-                id,
-                "echo",
-                json!({"message": "still here"}),
-                None,
-            ))
-            .await;
+        let echoed = echo(id, "still here").await;
         assert_eq!(echoed.status, 200, "call {id}: {}", echoed.body);
         id += 1;
         tokio::time::sleep(Duration::from_millis(250)).await;
@@ -820,13 +812,6 @@ async fn a_sessions_use_tool_calls_are_answered_past_rmcp_as_rmcp_would() {
     // ... and a session left alone still expires: rmcp's 404 for it. (Any request to a live
     // session keeps it alive, so one request, well after the expiry.)
     tokio::time::sleep(Duration::from_secs(4)).await;
-    let gone = session
-        .post(use_tool_request(
-            id,
-            "echo",
-            json!({"message": "late"}),
-            None,
-        ))
-        .await;
+    let gone = echo(id, "late").await;
     assert_eq!(gone.status, 404, "{}", gone.body);
 }
