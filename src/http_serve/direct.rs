@@ -11,28 +11,22 @@
 //! without asking for progress or a task (those need a stream back), and the cancellation of
 //! such a call. Everything else goes to rmcp unchanged.
 
-use std::{sync::Arc, time::Duration};
-
-use bytes::Bytes;
-use http::{HeaderMap, Method, Request, Response, StatusCode, header};
-use http_body_util::{BodyExt, Either, Full, Limited};
-use hyper::body::Incoming;
-use rmcp::{
-    model::{ClientJsonRpcMessage, ClientNotification, CustomNotification},
-    transport::streamable_http_server::{
-        SessionId, SessionManager, session::local::LocalSessionManager,
-    },
-};
+use std::sync::Arc;
 
 use super::{
     Body, respond,
     session::{OwnSession, SESSION_ID_HEADER, Sessions},
+    session_streams::SessionStreams,
 };
 use crate::{
     agent_calls::{DirectCall, Protocol},
     agent_message::{self, AgentId, Incoming as Message},
     agent_requests::{Cancelled, InUse},
 };
+use bytes::Bytes;
+use http::{HeaderMap, Method, Request, Response, StatusCode, header};
+use http_body_util::{BodyExt, Either, Full, Limited};
+use hyper::body::Incoming;
 
 /// A request's body as rmcp gets it: untouched, or read already by the direct path.
 pub(super) type PassedBody = Either<Incoming, Full<Bytes>>;
@@ -44,30 +38,21 @@ pub(super) enum Routed {
     Passed(Request<PassedBody>),
 }
 
-/// The notification that tells rmcp's session worker the agent is still there.
-const KEEPALIVE: &str = "notifications/toolshelf/keepalive";
-
 pub(super) struct DirectPath {
     sessions: Arc<Sessions>,
-    manager: Arc<LocalSessionManager>,
+    streams: Arc<SessionStreams>,
     /// The `Host` values rmcp admits: (host, port if the entry names one).
     hosts: Vec<(String, Option<u16>)>,
     max_body: u64,
-    /// How often rmcp's worker must hear of a session that only makes direct calls.
-    keepalive: Duration,
 }
 
 impl DirectPath {
     pub(super) fn new(
         sessions: Arc<Sessions>,
-        manager: Arc<LocalSessionManager>,
+        streams: Arc<SessionStreams>,
         allowed_hosts: &[String],
     ) -> Self {
-        let limits = &sessions.config().http;
-        let (max_body, keepalive) = (
-            limits.max_body_bytes as u64,
-            limits.session_idle_timeout / 4,
-        );
+        let max_body = sessions.config().http.max_body_bytes as u64;
         Self {
             hosts: allowed_hosts
                 .iter()
@@ -77,9 +62,8 @@ impl DirectPath {
                 })
                 .collect(),
             sessions,
-            manager,
+            streams,
             max_body,
-            keepalive,
         }
     }
 
@@ -87,10 +71,11 @@ impl DirectPath {
         let Some((id, own)) = self.own_session(&request) else {
             return Routed::Passed(request.map(Either::Left));
         };
-        // A session rmcp ended (DELETE, expiry) is gone before its handler is: rmcp's 404.
-        if !self.manager.has_session(&id).await.unwrap_or(false) {
+        // A session ended (DELETE, expiry) is gone before its handler is: rmcp's 404. The guard
+        // keeps the session from expiring while its call runs.
+        let Some(_in_use) = self.streams.direct_call(id) else {
             return Routed::Passed(request.map(Either::Left));
-        }
+        };
         let (parts, body) = request.into_parts();
         let body = match Limited::new(body, self.max_body as usize).collect().await {
             Ok(body) => body.to_bytes(),
@@ -102,7 +87,6 @@ impl DirectPath {
                 ));
             }
         };
-        self.keep_alive(&id, &own).await;
         match self.serve(&own, &body).await {
             Some(response) => Routed::Answered(response),
             None => Routed::Passed(Request::from_parts(parts, Either::Right(Full::new(body)))),
@@ -110,7 +94,10 @@ impl DirectPath {
     }
 
     /// The session a request may be served in past rmcp, if it is one this path takes.
-    fn own_session(&self, request: &Request<Incoming>) -> Option<(SessionId, Arc<OwnSession>)> {
+    fn own_session<'r>(
+        &self,
+        request: &'r Request<Incoming>,
+    ) -> Option<(&'r str, Arc<OwnSession>)> {
         if request.method() != Method::POST {
             return None;
         }
@@ -129,7 +116,7 @@ impl DirectPath {
             && headers
                 .get("mcp-protocol-version")
                 .is_none_or(|given| given.as_bytes() == version.as_str().as_bytes());
-        admitted.then(|| (id.into(), own))
+        admitted.then_some((id, own))
     }
 
     fn host_allowed(&self, headers: &HeaderMap) -> bool {
@@ -201,20 +188,6 @@ impl DirectPath {
                     "toolshelf failed while serving this call (its log has why); the call may have run, so check its effect before calling again",
                 )))
             }
-        }
-    }
-
-    /// Tells rmcp's worker of a session it has not heard from for a while, so that a session
-    /// making only direct calls does not expire as idle.
-    async fn keep_alive(&self, id: &SessionId, own: &OwnSession) {
-        if !own.due_for_keepalive(self.keepalive) {
-            return;
-        }
-        let notice = ClientJsonRpcMessage::notification(ClientNotification::CustomNotification(
-            CustomNotification::new(KEEPALIVE, None),
-        ));
-        if let Err(error) = self.manager.accept_message(id, notice).await {
-            tracing::debug!(%error, "the session worker could not be told the session is in use");
         }
     }
 }

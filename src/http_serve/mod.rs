@@ -7,6 +7,7 @@
 
 mod direct;
 mod session;
+mod session_streams;
 
 use std::{convert::Infallible, future::Future, net::SocketAddr, sync::Arc, time::Duration};
 
@@ -15,16 +16,14 @@ use http::{Request, Response, StatusCode, header};
 use http_body_util::{BodyExt, Full, combinators::BoxBody};
 use hyper::body::Incoming;
 use hyper_util::{rt::TokioIo, server::graceful::GracefulShutdown};
-use rmcp::transport::{
-    StreamableHttpServerConfig, StreamableHttpService,
-    streamable_http_server::session::local::LocalSessionManager,
-};
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use subtle::ConstantTimeEq;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{Config, HttpLimits};
 use direct::{DirectPath, Routed};
 use session::{HttpSession, Sessions};
+use session_streams::SessionStreams;
 
 /// Where `serve --http` listens unless told: loopback, a fixed port.
 pub const DEFAULT_ADDRESS: &str = "127.0.0.1:8411";
@@ -100,9 +99,7 @@ pub async fn serve_http(
     let limits = config.http;
     let sessions = Sessions::new(Arc::new(config), options.flat.clone());
     let stop = CancellationToken::new();
-    let mut manager = LocalSessionManager::default();
-    manager.session_config.keep_alive = Some(limits.session_idle_timeout);
-    let manager = Arc::new(manager);
+    let manager = SessionStreams::start(limits.session_idle_timeout);
     let hosts = allowed_hosts(&options);
     let mcp = StreamableHttpService::new(
         {
@@ -202,7 +199,7 @@ struct Gate {
     direct: DirectPath,
     /// rmcp's service, called by reference: its `Service::call` clones it (its config, the
     /// allowed hosts and origins) for every request.
-    mcp: StreamableHttpService<HttpSession, LocalSessionManager>,
+    mcp: StreamableHttpService<HttpSession, SessionStreams>,
 }
 
 impl Gate {

@@ -10,12 +10,9 @@
     reason = "SEP-2577 deprecates logging, but revisions before 2026-07-28 have it"
 )]
 
-use std::{
-    sync::{
-        Arc, Mutex, OnceLock,
-        atomic::{AtomicU64, AtomicUsize, Ordering},
-    },
-    time::{Duration, Instant},
+use std::sync::{
+    Arc, OnceLock,
+    atomic::{AtomicU64, AtomicUsize, Ordering},
 };
 
 use dashmap::DashMap;
@@ -73,30 +70,12 @@ pub(super) struct OwnSession {
     protocol: OnceLock<ProtocolVersion>,
     /// The direct path's requests in flight, by the agent's ids.
     pub(super) requests: AgentRequests,
-    /// When rmcp's session worker last heard from the agent: calls on the direct path do not
-    /// pass it, and it ends a session it has not heard from for `sessionIdleTimeout`.
-    heard: Mutex<Instant>,
 }
 
 impl OwnSession {
     /// The protocol version `initialize` agreed on.
     pub(super) fn protocol(&self) -> Option<&ProtocolVersion> {
         self.protocol.get()
-    }
-
-    /// True (and the clock restarted) when rmcp's worker has not heard from this session for
-    /// `every`.
-    pub(super) fn due_for_keepalive(&self, every: Duration) -> bool {
-        let mut heard = self
-            .heard
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
-        let now = Instant::now();
-        if now.duration_since(*heard) < every {
-            return false;
-        }
-        *heard = now;
-        true
     }
 }
 
@@ -287,7 +266,6 @@ impl ServerHandler for HttpSession {
                 calls: Arc::default(),
                 protocol: OnceLock::new(),
                 requests: AgentRequests::default(),
-                heard: Mutex::new(Instant::now()),
             });
             sessions.own.insert(own.number, own.clone());
             own

@@ -698,8 +698,16 @@ fn use_tool_request(id: u64, name: &str, arguments: Value, meta: Option<Value>) 
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
 }
 
-#[tokio::test]
-async fn a_sessions_use_tool_calls_are_answered_past_rmcp_as_rmcp_would() {
+/// What keeps a `fixture_session`'s toolshelf running.
+struct Served {
+    _dir: tempfile::TempDir,
+    _config_dir: tempfile::TempDir,
+    _process: tokio::process::Child,
+}
+
+/// `serve --http` with toolbox `dev` (the fixture, its events in the returned file) and
+/// `sessionIdleTimeout` of `idle_seconds`; a raw session with `dev` open.
+async fn fixture_session(idle_seconds: u64) -> (Served, std::path::PathBuf, RawSession) {
     let dir = tempfile::tempdir().expect("tempdir");
     let events = dir.path().join("events.log");
     let events_arg = events.to_str().expect("utf-8 path");
@@ -708,15 +716,26 @@ async fn a_sessions_use_tool_calls_are_answered_past_rmcp_as_rmcp_would() {
         "Fixture",
         json!({ "fixture": fixture(&["--events", events_arg]) }),
     )]);
-    file["http"] = json!({ "sessionIdleTimeout": 2 });
-    let (_config_dir, path) = write_config(&file);
-    let (_process, port) = serve(&path, "").await;
+    file["http"] = json!({ "sessionIdleTimeout": idle_seconds });
+    let (config_dir, path) = write_config(&file);
+    let (process, port) = serve(&path, "").await;
     let session = RawSession::open(port).await;
     let opened = session
         .post(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": "open_toolbox", "arguments": {"toolbox": "dev"}}}))
         .await;
     assert_eq!(opened.status, 200, "{}", opened.body);
+    let served = Served {
+        _dir: dir,
+        _config_dir: config_dir,
+        _process: process,
+    };
+    (served, events, session)
+}
+
+#[tokio::test]
+async fn a_sessions_use_tool_calls_are_answered_past_rmcp_as_rmcp_would() {
+    let (_served, events, session) = fixture_session(2).await;
     let echo = |id: u64, message: &str| {
         session.post(use_tool_request(
             id,
@@ -814,4 +833,69 @@ async fn a_sessions_use_tool_calls_are_answered_past_rmcp_as_rmcp_would() {
     tokio::time::sleep(Duration::from_secs(4)).await;
     let gone = echo(id, "late").await;
     assert_eq!(gone.status, 404, "{}", gone.body);
+}
+
+/// A session's streams are toolshelf's own (`session_streams`): a call whose POST stream was
+/// dropped is resumed with `Last-Event-ID` and its answer arrives there; a call in flight keeps
+/// its session past `sessionIdleTimeout`; an answer read is not replayed again.
+#[tokio::test]
+async fn a_dropped_calls_stream_resumes_and_a_call_in_flight_keeps_its_session() {
+    let (_served, events, session) = fixture_session(1).await;
+
+    // A call longer than the idle timeout, on an event stream (it asks for progress); the
+    // client reads the priming event and goes away.
+    let call = use_tool_request(
+        2,
+        "sleep",
+        json!({"ms": 2_500}),
+        Some(json!({"progressToken": "t"})),
+    );
+    let mut response =
+        RawSession::post_to(&session.url, Some(&session.id), &call.to_string()).await;
+    let first = tokio::time::timeout(DEADLINE, response.chunk())
+        .await
+        .expect("the priming event in time")
+        .expect("a chunk")
+        .expect("not the end");
+    let first = String::from_utf8_lossy(&first).into_owned();
+    let last_event = first
+        .lines()
+        .find_map(|line| line.strip_prefix("id: ").or(line.strip_prefix("id:")))
+        .expect("the priming event has an id")
+        .trim()
+        .to_owned();
+    assert!(last_event.starts_with("0/"), "{first}");
+    drop(response);
+    crate::harness::wait_for_line(&events, "start sleep").await;
+
+    // Past the idle timeout, the call in flight has kept the session: the resumed stream
+    // carries the answer, then ends.
+    let resume = || {
+        http()
+            .get(&session.url)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", &session.id)
+            .header("last-event-id", &last_event)
+            .send()
+    };
+    let resumed = tokio::time::timeout(DEADLINE, async {
+        resume().await.expect("GET").text().await.expect("a body")
+    })
+    .await
+    .expect("the resumed stream ends");
+    let answer = resumed
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+        .find(|message| message["id"] == json!(2))
+        .unwrap_or_else(|| panic!("the call's answer on the resumed stream: {resumed}"));
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        json!("slept 2500 ms"),
+        "{answer}"
+    );
+
+    // Read once, not again: the stream is gone.
+    let again = resume().await.expect("GET").text().await.expect("a body");
+    assert!(!again.contains("\"id\":2"), "{again}");
 }
