@@ -1,11 +1,11 @@
-//! `use_tool` calls of a 2025-era session answered in the gate, past rmcp's session worker: the
-//! HTTP side of the direct path stdio has (`agent_calls`). rmcp's path costs a request its
-//! decoding into typed enums, a trip through the session worker's channels, a stream of its own,
-//! and the child's result decoded and encoded again; this path reads the envelope, runs the
+//! `use_tool` calls of a 2025-era session answered in the gate, past rmcp's service: the HTTP
+//! side of the direct path stdio has (`agent_calls`). rmcp's path costs a request its decoding
+//! into typed enums, a trip through the session's service, a stream of its own, and the child's
+//! result decoded and encoded again; this path reads the envelope, runs the
 //! call through the same core (`DirectCall`), and writes the child's result bytes as a JSON
 //! body.
 //!
-//! It takes only what it can answer exactly as rmcp would: a POST in a session rmcp holds,
+//! It takes only what it can answer exactly as rmcp would: a POST in a session still open,
 //! from a client rmcp's checks would admit (a loopback or allowed `Host`, no `Origin`, both media
 //! types accepted, a JSON body of a stated length within the limit), calling a child's tool
 //! without asking for progress or a task (those need a stream back), and the cancellation of

@@ -1,6 +1,7 @@
 //! `toolshelf serve --http`: MCP over streamable HTTP at `/mcp`, for many agents at once.
 //! rmcp's streamable HTTP service speaks the protocol (sessions, SSE streams, DELETE,
-//! sessionless 2026-07-28 requests) and checks `Host`, `Origin` and the body size; in front of
+//! sessionless 2026-07-28 requests) and checks `Host`, `Origin` and the body size, with
+//! toolshelf's session manager routing each session's messages (`session_streams`); in front of
 //! it, toolshelf's gate checks the bearer token, answers `/healthz`, `/readyz` and `/metrics`,
 //! and answers a session's plain `use_tool` calls itself (`direct`). Each session is served by
 //! the same core as stdio (`session`).
