@@ -1,9 +1,8 @@
 //! `use_tool` calls of a 2025-era session answered in the gate, past rmcp's service: the HTTP
 //! side of the direct path stdio has (`agent_calls`). rmcp's path costs a request its decoding
 //! into typed enums, a trip through the session's service, a stream of its own, and the child's
-//! result decoded and encoded again; this path reads the envelope, runs the
-//! call through the same core (`DirectCall`), and writes the child's result bytes as a JSON
-//! body.
+//! result decoded and encoded again; this path reads the envelope, runs the call through the
+//! same core (`DirectCall`), and writes the child's result bytes as a JSON body.
 //!
 //! It takes only what it can answer exactly as rmcp would: a POST in a session still open,
 //! from a client rmcp's checks would admit (a loopback or allowed `Host`, no `Origin`, both media
@@ -12,6 +11,11 @@
 //! such a call. Everything else goes to rmcp unchanged.
 
 use std::sync::Arc;
+
+use bytes::Bytes;
+use http::{HeaderMap, Method, Request, Response, StatusCode, header};
+use http_body_util::{BodyExt, Either, Full, Limited};
+use hyper::body::Incoming;
 
 use super::{
     Body, respond,
@@ -23,10 +27,6 @@ use crate::{
     agent_message::{self, AgentId, Incoming as Message},
     agent_requests::{Cancelled, InUse},
 };
-use bytes::Bytes;
-use http::{HeaderMap, Method, Request, Response, StatusCode, header};
-use http_body_util::{BodyExt, Either, Full, Limited};
-use hyper::body::Incoming;
 
 /// A request's body as rmcp gets it: untouched, or read already by the direct path.
 pub(super) type PassedBody = Either<Incoming, Full<Bytes>>;

@@ -58,15 +58,22 @@ pub(super) struct SessionStreams {
     idle_timeout: Duration,
 }
 
-/// Why a session could not take a request.
+/// Why a session could not take a request. rmcp writes the text into the HTTP answer and its
+/// log, so it names no session id (the id is the session's key).
 #[derive(Debug, thiserror::Error)]
 pub(super) enum StreamsError {
-    #[error("no session {0} is open here")]
-    NoSession(SessionId),
-    #[error("session {0} ended before it answered")]
-    Ended(SessionId),
-    #[error("session {0} has no stream with event {1} to resume")]
-    NoSuchEvent(SessionId, String),
+    #[error(
+        "the session given in Mcp-Session-Id is not open here: start a new one with initialize"
+    )]
+    NoSession,
+    #[error(
+        "the session ended before it answered (DELETE, idle expiry or shutdown): start a new one with initialize"
+    )]
+    Ended,
+    #[error(
+        "no stream of this session has event {0} to resume (its answer was read, or kept longer than a minute unread): send the request again if its effect is not there"
+    )]
+    NoSuchEvent(String),
 }
 
 struct Session {
@@ -135,8 +142,7 @@ impl SessionStreams {
     }
 
     fn open(&self, id: &SessionId) -> Result<Arc<Session>, StreamsError> {
-        self.session(id)
-            .ok_or_else(|| StreamsError::NoSession(id.clone()))
+        self.session(id).ok_or(StreamsError::NoSession)
     }
 
     /// A direct-path call in session `id`, counted until the guard drops; `None`: no such
@@ -178,7 +184,7 @@ impl SessionStreams {
                     && routes.last_heard.elapsed() >= self.idle_timeout
             };
             if idle {
-                tracing::debug!(session = %id, "session idle for sessionIdleTimeout: ending it");
+                tracing::debug!("a session idle for sessionIdleTimeout ended");
                 if let Some(session) = self.remove(&id) {
                     session.close();
                 }
@@ -227,23 +233,19 @@ impl Session {
     /// needs to.
     async fn push(
         &self,
-        id: &SessionId,
         message: ClientJsonRpcMessage,
         prepare: impl FnOnce(&mut Routes),
     ) -> Result<(), StreamsError> {
         let inbox = {
             let mut routes = self.heard();
-            let inbox = routes
-                .inbox
-                .clone()
-                .ok_or_else(|| StreamsError::Ended(id.clone()))?;
+            let inbox = routes.inbox.clone().ok_or(StreamsError::Ended)?;
             prepare(&mut routes);
             inbox
         };
         inbox
             .send(Box::new(message))
             .await
-            .map_err(|_| StreamsError::Ended(id.clone()))
+            .map_err(|_| StreamsError::Ended)
     }
 
     /// Ends the session: its service's inbox closes and every stream ends.
@@ -472,6 +474,18 @@ impl Transport<RoleServer> for SessionTransport {
     }
 }
 
+/// A request's id and progress token. rmcp passes only requests where these are read; anything
+/// else gets an id no request has, so nothing is routed to it.
+fn request_keys(message: &ClientJsonRpcMessage) -> (RequestId, Option<ProgressToken>) {
+    match message {
+        JsonRpcMessage::Request(request) => (
+            request.id.clone(),
+            request.request.get_meta().get_progress_token(),
+        ),
+        _ => (RequestId::Number(-1), None),
+    }
+}
+
 fn events(
     mut from: mpsc::UnboundedReceiver<ServerSseMessage>,
 ) -> impl Stream<Item = ServerSseMessage> + Send + Sync + 'static {
@@ -518,16 +532,13 @@ impl SessionManager for SessionStreams {
     ) -> Result<ServerJsonRpcMessage, Self::Error> {
         let session = self.open(id)?;
         let (answer, answered) = oneshot::channel();
-        let request = match &message {
-            JsonRpcMessage::Request(request) => request.id.clone(),
-            _ => RequestId::Number(-1),
-        };
+        let (request, _) = request_keys(&message);
         session
-            .push(id, message, |routes| {
+            .push(message, |routes| {
                 routes.initialize = Some((request, answer));
             })
             .await?;
-        answered.await.map_err(|_| StreamsError::Ended(id.clone()))
+        answered.await.map_err(|_| StreamsError::Ended)
     }
 
     async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
@@ -549,22 +560,13 @@ impl SessionManager for SessionStreams {
         let session = self.open(id)?;
         let mut stream = None;
         let opened = &mut stream;
-        let keys = match &message {
-            JsonRpcMessage::Request(request) => (
-                request.id.clone(),
-                request.request.get_meta().get_progress_token(),
-            ),
-            // tower passes only requests here.
-            _ => (RequestId::Number(-1), None),
-        };
+        let keys = request_keys(&message);
         session
-            .push(id, message, |routes| {
+            .push(message, |routes| {
                 *opened = Some(routes.open_request_stream(keys));
             })
             .await?;
-        stream
-            .map(events)
-            .ok_or_else(|| StreamsError::Ended(id.clone()))
+        stream.map(events).ok_or(StreamsError::Ended)
     }
 
     async fn accept_message(
@@ -583,7 +585,7 @@ impl SessionManager for SessionStreams {
             _ => None,
         };
         session
-            .push(id, message, |routes| {
+            .push(message, |routes| {
                 if let Some(request) = &cancelled {
                     routes.cancelled(request);
                 }
@@ -607,7 +609,7 @@ impl SessionManager for SessionStreams {
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
         let session = self.open(id)?;
         let mut routes = session.heard();
-        let unknown = || StreamsError::NoSuchEvent(id.clone(), last_event_id.clone());
+        let unknown = || StreamsError::NoSuchEvent(last_event_id.clone());
         let from = match last_event_id.split_once('/') {
             Some((index, number)) => {
                 let index = index.parse().map_err(|_| unknown())?;
