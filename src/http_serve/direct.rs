@@ -20,7 +20,7 @@ use hyper::body::Incoming;
 use super::{
     Body, respond,
     session::{OwnSession, SESSION_ID_HEADER, Sessions},
-    session_streams::SessionStreams,
+    session_streams::{DirectCallGuard, SessionStreams},
 };
 use crate::{
     agent_calls::{DirectCall, Protocol},
@@ -72,8 +72,9 @@ impl DirectPath {
             return Routed::Passed(request.map(Either::Left));
         };
         // A session ended (DELETE, expiry) is gone before its handler is: rmcp's 404. The guard
-        // keeps the session from expiring while its call runs.
-        let Some(_in_use) = self.streams.direct_call(id) else {
+        // keeps the session from expiring while its call runs, to the call's end even when the
+        // client goes away before it (the call's task holds it).
+        let Some(in_use) = self.streams.direct_call(id) else {
             return Routed::Passed(request.map(Either::Left));
         };
         let (parts, body) = request.into_parts();
@@ -87,7 +88,7 @@ impl DirectPath {
                 ));
             }
         };
-        match self.serve(&own, &body).await {
+        match self.serve(&own, &body, in_use).await {
             Some(response) => Routed::Answered(response),
             None => Routed::Passed(Request::from_parts(parts, Either::Right(Full::new(body)))),
         }
@@ -132,7 +133,12 @@ impl DirectPath {
     }
 
     /// The answer to a message this path takes; `None` passes it to rmcp.
-    async fn serve(&self, own: &Arc<OwnSession>, body: &[u8]) -> Option<Response<Body>> {
+    async fn serve(
+        &self,
+        own: &Arc<OwnSession>,
+        body: &[u8],
+        in_use: DirectCallGuard,
+    ) -> Option<Response<Body>> {
         let protocol = Protocol::of(own.protocol()?);
         match agent_message::read(body) {
             Message::Request {
@@ -142,7 +148,7 @@ impl DirectPath {
             } if method == "tools/call" => {
                 let call = DirectCall::read(&own.shelf, params, protocol)
                     .filter(|call| !call.needs_a_stream())?;
-                Some(self.call(own.clone(), id, call).await)
+                Some(self.call(own.clone(), id, call, in_use).await)
             }
             Message::Notification { method, params } if method == "notifications/cancelled" => {
                 let (id, _) = agent_message::cancelled_request(params)?;
@@ -161,7 +167,13 @@ impl DirectPath {
 
     /// Runs one call in a task of its own (a client that goes away does not cut it short, as
     /// on rmcp's path) and answers with its result.
-    async fn call(&self, own: Arc<OwnSession>, id: AgentId, call: DirectCall) -> Response<Body> {
+    async fn call(
+        &self,
+        own: Arc<OwnSession>,
+        id: AgentId,
+        call: DirectCall,
+        in_use: DirectCallGuard,
+    ) -> Response<Body> {
         let in_flight = match self.sessions.enter_call(Some(&own)) {
             Ok(in_flight) => in_flight,
             Err(refused) => return json(agent_message::error_data_line(Some(&id), &refused)),
@@ -171,7 +183,7 @@ impl DirectPath {
             Err(_) => return json(Ok(InUse::answer(&id))),
         };
         let answered = tokio::spawn(async move {
-            let _in_flight = in_flight;
+            let _held = (in_flight, in_use);
             let line = call.answer(&own.shelf, &id, &ticket.cancel, None).await;
             own.requests.finish_direct(&id, &ticket).then_some(line)
         })

@@ -839,6 +839,26 @@ async fn a_sessions_use_tool_calls_are_answered_past_rmcp_as_rmcp_would() {
 /// dropped is resumed with `Last-Event-ID` and its answer arrives there; a call in flight keeps
 /// its session past `sessionIdleTimeout`; an answer read is not replayed again.
 #[tokio::test]
+async fn a_direct_call_keeps_its_session_after_its_client_went_away() {
+    let (_served, events, session) = fixture_session(1).await;
+
+    // A plain call (no progress: the direct path) longer than the idle timeout; its client
+    // goes away once the child has started it.
+    let call = use_tool_request(2, "sleep", json!({"ms": 2_500}), None).to_string();
+    let (url, id) = (session.url.clone(), session.id.clone());
+    let abandoned = tokio::spawn(async move { RawSession::post_to(&url, Some(&id), &call).await });
+    crate::harness::wait_for_line(&events, "start sleep").await;
+    abandoned.abort();
+
+    // Past the idle timeout, while the call still runs, the session is there.
+    tokio::time::sleep(Duration::from_millis(1_800)).await;
+    let ping = session
+        .post(json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}))
+        .await;
+    assert_eq!(ping.status, 200, "{}", ping.body);
+}
+
+#[tokio::test]
 async fn a_dropped_calls_stream_resumes_and_a_call_in_flight_keeps_its_session() {
     let (_served, events, session) = fixture_session(1).await;
 
