@@ -251,15 +251,7 @@ impl Bench<'_> {
                 a.push(rate(total, in_flight, || call(direct, "echo", json!({}))).await?);
                 b.push(rate(total, in_flight, || use_tool(proxied, "echo", json!({}))).await?);
             }
-            let (direct_rate, proxied_rate) = (median(&mut a), median(&mut b));
-            figures.insert(
-                in_flight.to_string(),
-                json!({
-                    "direct_calls_per_s": round(direct_rate),
-                    "proxied_calls_per_s": round(proxied_rate),
-                    "ratio": round3(proxied_rate / direct_rate),
-                }),
-            );
+            figures.insert(in_flight.to_string(), rates(&mut a, &mut b));
         }
         Ok(Value::Object(figures))
     }
@@ -398,40 +390,27 @@ impl Bench<'_> {
         close(stdio_proxied).await;
         http_serve::close_all(vec![direct_fx, direct_ev, first]).await;
 
-        // Agents working at once, one session and one connection each.
-        let mut throughput = serde_json::Map::new();
-        let total = self.rounds(128, 12_800);
-        for count in [1usize, 8, 64] {
-            let per_session = (total / count).max(1);
-            let (direct_sessions, _) =
-                http_serve::open_sessions(&fixture_http.url, None, count, false).await?;
-            let (sessions, _) = http_serve::open_sessions(&served.url, token, count, false).await?;
-            for session in &sessions {
-                session.call("open_toolbox", open.clone()).await?;
-            }
-            let (mut a, mut b) = (Vec::new(), Vec::new());
-            http_serve::sessions_rate(&direct_sessions, 1, "echo", &echo).await?;
-            http_serve::sessions_rate(&sessions, 1, "use_tool", &use_fx).await?;
-            for _ in 0..self.rounds(1, 5) {
-                a.push(
-                    http_serve::sessions_rate(&direct_sessions, per_session, "echo", &echo).await?,
-                );
-                b.push(
-                    http_serve::sessions_rate(&sessions, per_session, "use_tool", &use_fx).await?,
-                );
-            }
-            http_serve::close_all(direct_sessions).await;
-            http_serve::close_all(sessions).await;
-            let (direct_rate, proxied_rate) = (median(&mut a), median(&mut b));
-            throughput.insert(
-                count.to_string(),
-                json!({
-                    "direct_calls_per_s": round(direct_rate),
-                    "proxied_calls_per_s": round(proxied_rate),
-                    "ratio": round3(proxied_rate / direct_rate),
-                }),
-            );
-        }
+        // Agents working at once, one session and one connection each: against the fixture
+        // (the targets), and against server-everything as the issue defines the direct path,
+        // with fewer calls (its own HTTP transport serves ~500 a second to one session).
+        let fixture_rates = SessionsRate {
+            direct_url: &fixture_http.url,
+            proxied_url: &served.url,
+            direct_arguments: &echo,
+            proxied_arguments: &use_fx,
+            open: &open,
+            total: self.rounds(128, 12_800),
+            rounds: self.rounds(1, 5),
+        };
+        let throughput = fixture_rates.measure().await?;
+        let everything_rates = SessionsRate {
+            direct_url: &everything_http.url,
+            proxied_arguments: &use_ev,
+            total: self.rounds(64, 1_280),
+            rounds: self.rounds(1, 3),
+            ..fixture_rates
+        };
+        let throughput_everything = everything_rates.measure().await?;
         let [
             fx_direct,
             fx_proxied,
@@ -445,6 +424,7 @@ impl Bench<'_> {
             "latency_everything": compare(&ev_direct, &ev_proxied),
             "latency_stdio": compare(&stdio_direct, &stdio_proxied),
             "sessions": throughput,
+            "sessions_everything": throughput_everything,
             "open_sessions": sessions_figures,
         }))
     }
@@ -999,15 +979,21 @@ pub fn table(report: &Value) -> String {
     line(&mut text, String::new());
     line(
         &mut text,
-        "HTTP sessions   direct calls/s   serve --http calls/s   ratio".into(),
+        "HTTP sessions   direct calls/s   serve --http calls/s   ratio   (fixture | server-everything)".into(),
     );
     for sessions in ["1", "8", "64"] {
-        let figure = &report["http_serve"]["sessions"][sessions];
+        let fixture = &report["http_serve"]["sessions"][sessions];
+        let everything = &report["http_serve"]["sessions_everything"][sessions];
         line(
             &mut text,
             format!(
-                "{sessions:>13}   {:>14}   {:>20}   {:>5}",
-                figure["direct_calls_per_s"], figure["proxied_calls_per_s"], figure["ratio"]
+                "{sessions:>13}   {:>14}   {:>20}   {:>5}   | {} / {} ({})",
+                fixture["direct_calls_per_s"],
+                fixture["proxied_calls_per_s"],
+                fixture["ratio"],
+                everything["direct_calls_per_s"],
+                everything["proxied_calls_per_s"],
+                everything["ratio"]
             ),
         );
     }
@@ -1104,4 +1090,74 @@ pub fn table(report: &Value) -> String {
         );
     }
     text
+}
+
+/// Calls per second of 1, 8 and 64 agents working at once, each with its own session and
+/// connection, directly and through `toolshelf serve --http`, in alternating runs.
+#[derive(Clone, Copy)]
+struct SessionsRate<'a> {
+    direct_url: &'a str,
+    proxied_url: &'a str,
+    direct_arguments: &'a Value,
+    /// `use_tool`'s arguments.
+    proxied_arguments: &'a Value,
+    /// `open_toolbox`'s arguments.
+    open: &'a Value,
+    /// Calls per run, shared among the sessions.
+    total: usize,
+    rounds: usize,
+}
+
+impl SessionsRate<'_> {
+    async fn measure(self) -> anyhow::Result<Value> {
+        let mut throughput = serde_json::Map::new();
+        for count in [1usize, 8, 64] {
+            let per_session = (self.total / count).max(1);
+            let (direct_sessions, _) =
+                http_serve::open_sessions(self.direct_url, None, count, false).await?;
+            let (sessions, _) =
+                http_serve::open_sessions(self.proxied_url, Some(http_serve::TOKEN), count, false)
+                    .await?;
+            for session in &sessions {
+                session.call("open_toolbox", self.open.clone()).await?;
+            }
+            let direct = |per_session| {
+                http_serve::sessions_rate(
+                    &direct_sessions,
+                    per_session,
+                    "echo",
+                    self.direct_arguments,
+                )
+            };
+            let proxied = |per_session| {
+                http_serve::sessions_rate(
+                    &sessions,
+                    per_session,
+                    "use_tool",
+                    self.proxied_arguments,
+                )
+            };
+            direct(1).await?;
+            proxied(1).await?;
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for _ in 0..self.rounds {
+                a.push(direct(per_session).await?);
+                b.push(proxied(per_session).await?);
+            }
+            http_serve::close_all(direct_sessions).await;
+            http_serve::close_all(sessions).await;
+            throughput.insert(count.to_string(), rates(&mut a, &mut b));
+        }
+        Ok(Value::Object(throughput))
+    }
+}
+
+/// The median calls per second of the direct and the proxied runs, and their ratio.
+fn rates(direct: &mut [f64], proxied: &mut [f64]) -> Value {
+    let (direct, proxied) = (median(direct), median(proxied));
+    json!({
+        "direct_calls_per_s": round(direct),
+        "proxied_calls_per_s": round(proxied),
+        "ratio": round3(proxied / direct),
+    })
 }

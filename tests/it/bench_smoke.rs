@@ -30,5 +30,9 @@ async fn the_benchmark_runs_in_quick_mode() {
     assert!(report["latency"]["samples"].as_u64() > Some(0));
     assert!(report["http_child"]["samples"].as_u64() > Some(0));
     assert!(report["http_serve"]["latency_stdio"]["samples"].as_u64() > Some(0));
+    for sessions in ["1", "8", "64"] {
+        let ratio = &report["http_serve"]["sessions_everything"][sessions]["ratio"];
+        assert!(ratio.as_f64().is_some_and(f64::is_finite), "{ratio}");
+    }
     assert!(!measure::table(&report).is_empty());
 }
