@@ -289,8 +289,8 @@ impl Bench<'_> {
     /// 7. `toolshelf serve --http`, its children on stdio: the fixture and server-everything,
     ///    each against the same server serving streamable HTTP by itself, called by the same HTTP
     ///    client; beside them server-everything over stdio, directly and through `toolshelf
-    ///    serve`. Sessions at once, sessions opened and memory per idle session are measured
-    ///    with the fixture, whose HTTP server is rmcp's as toolshelf's is.
+    ///    serve`. Sessions opened and memory per idle session are measured with the fixture,
+    ///    whose HTTP server is rmcp's as toolshelf's is; sessions at once with both.
     async fn http_serve(&self, bin: &Path) -> anyhow::Result<Value> {
         let everything = bin.join("mcp-server-everything");
         let fixture_http = HttpServer::fixture(&self.options.fixture).await?;

@@ -17,7 +17,7 @@
 use std::{
     collections::{HashMap, VecDeque},
     sync::{
-        Arc, Mutex, RwLock, Weak,
+        Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak,
         atomic::{AtomicUsize, Ordering},
     },
     time::{Duration, Instant},
@@ -133,12 +133,20 @@ impl SessionStreams {
         streams
     }
 
-    fn session(&self, id: &str) -> Option<Arc<Session>> {
+    fn sessions(&self) -> RwLockReadGuard<'_, HashMap<SessionId, Arc<Session>>> {
         self.sessions
             .read()
             .unwrap_or_else(|poison| poison.into_inner())
-            .get(id)
-            .cloned()
+    }
+
+    fn sessions_mut(&self) -> RwLockWriteGuard<'_, HashMap<SessionId, Arc<Session>>> {
+        self.sessions
+            .write()
+            .unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    fn session(&self, id: &str) -> Option<Arc<Session>> {
+        self.sessions().get(id).cloned()
     }
 
     fn open(&self, id: &SessionId) -> Result<Arc<Session>, StreamsError> {
@@ -155,19 +163,14 @@ impl SessionStreams {
     }
 
     fn remove(&self, id: &str) -> Option<Arc<Session>> {
-        self.sessions
-            .write()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .remove(id)
+        self.sessions_mut().remove(id)
     }
 
     /// Ends the sessions nobody used for `idle_timeout` and forgets unread answers past their
     /// minute.
     fn expire_idle(&self) {
         let sessions: Vec<(SessionId, Arc<Session>)> = self
-            .sessions
-            .read()
-            .unwrap_or_else(|poison| poison.into_inner())
+            .sessions()
             .iter()
             .map(|(id, session)| (id.clone(), session.clone()))
             .collect();
@@ -512,10 +515,7 @@ impl SessionManager for SessionStreams {
             }),
             direct_calls: AtomicUsize::new(0),
         });
-        self.sessions
-            .write()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .insert(id.clone(), session.clone());
+        self.sessions_mut().insert(id.clone(), session.clone());
         Ok((
             id,
             SessionTransport {
