@@ -22,6 +22,7 @@ use crate::{
     agent_tasks::{AgentTasks, TaskAsk},
     call_meta::CallMeta,
     children::ProgressOut,
+    forward,
     json_lines::LineWriter,
     meta_tools::UseToolInput,
     server::{ChildCall, Toolshelf},
@@ -124,6 +125,14 @@ impl DirectCall {
     /// to the agent beside the answer.
     pub(crate) fn needs_a_stream(&self) -> bool {
         self.meta.progress.is_some() || self.task.is_some()
+    }
+
+    /// The call's arguments are refused before anything is sent (`forward::child_can_read`), so
+    /// its answer comes at once and needs no stream, whatever the call asked for.
+    pub(crate) fn is_refused_at_once(&self) -> bool {
+        self.call
+            .arguments()
+            .is_some_and(|arguments| !forward::child_can_read(arguments))
     }
 
     /// Runs the call and gives the line that answers request `id`.

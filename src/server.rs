@@ -124,6 +124,16 @@ pub(crate) enum ChildCall {
     },
 }
 
+impl ChildCall {
+    /// The tool's own arguments, as the agent wrote them.
+    pub(crate) fn arguments(&self) -> Option<&RawValue> {
+        match self {
+            ChildCall::UseTool(input) => input.arguments(),
+            ChildCall::Flat { arguments, .. } => arguments.as_deref(),
+        }
+    }
+}
+
 /// Why `serve` stopped with an error.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {

@@ -99,7 +99,7 @@ pub(crate) enum CallError {
         data: Option<Box<RawValue>>,
     },
     #[error(
-        "no response within {limit:?} (callTimeout) after {elapsed:.1?} in all; the call was cancelled at the server"
+        "the server gave no answer within {limit:?} (callTimeout; {elapsed:.1?} in all) and was told to cancel the call; it did not report a failure: check the server's log for this call, and raise callTimeout if the tool needs longer"
     )]
     Timeout { limit: Duration, elapsed: Duration },
     #[error("the server stopped before answering: {end}")]

@@ -4,6 +4,7 @@
 //! toolshelf's error or the child's own. What comes back is a `CallAnswer`, written to the
 //! agent by whichever path took the request.
 
+mod i_json;
 mod message_size;
 
 use std::time::Instant;
@@ -72,6 +73,12 @@ pub(crate) struct CallParts<'a> {
     pub child_errors: ChildErrors,
 }
 
+/// Whether a child can read `arguments` (I-JSON within the nesting limit); `call` refuses them
+/// otherwise.
+pub(crate) fn child_can_read(arguments: &RawValue) -> bool {
+    i_json::check(arguments.get()).is_ok()
+}
+
 /// Calls `target` on its server, starting the server if it is not running.
 pub(crate) async fn call(
     toolboxes: &Toolboxes,
@@ -102,6 +109,10 @@ pub(crate) async fn call(
         error,
     };
     let forwarded = async {
+        if let Some(arguments) = arguments {
+            i_json::check(arguments.get())
+                .map_err(|violation| ToolError::InvalidUseTool(vec![violation]))?;
+        }
         for _ in 0..RETRIES {
             // A server that is not running (never started, crashed, idle) starts here.
             let child = slot.ensure().await.map_err(|reason| {

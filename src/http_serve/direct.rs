@@ -7,8 +7,9 @@
 //! It takes only what it can answer exactly as rmcp would: a POST in a session still open,
 //! from a client rmcp's checks would admit (a loopback or allowed `Host`, no `Origin`, both media
 //! types accepted, a JSON body of a stated length within the limit), calling a child's tool
-//! without asking for progress or a task (those need a stream back), and the cancellation of
-//! such a call. Everything else goes to rmcp unchanged.
+//! without asking for progress or a task (those need a stream back) or with arguments no child
+//! could read (refused at once, so no stream is needed; rmcp would answer 415), and the
+//! cancellation of such a call. Everything else goes to rmcp unchanged.
 
 use std::sync::Arc;
 
@@ -147,7 +148,7 @@ impl DirectPath {
                 params: Some(params),
             } if method == "tools/call" => {
                 let call = DirectCall::read(&own.shelf, params, protocol)
-                    .filter(|call| !call.needs_a_stream())?;
+                    .filter(|call| !call.needs_a_stream() || call.is_refused_at_once())?;
                 Some(self.call(own.clone(), id, call, in_use).await)
             }
             Message::Notification { method, params } if method == "notifications/cancelled" => {

@@ -61,6 +61,11 @@ impl UseToolInput {
         }
     }
 
+    /// The tool's own arguments, as the agent wrote them.
+    pub(crate) fn arguments(&self) -> Option<&RawValue> {
+        self.arguments.as_deref()
+    }
+
     /// From arguments rmcp has already decoded.
     pub(crate) fn from_object(mut object: JsonObject) -> Self {
         let arguments = match object.get_mut("arguments") {

@@ -52,7 +52,12 @@ async fn call_in(
     err: &mut dyn Write,
 ) -> std::io::Result<Outcome> {
     let failed = |err: &mut dyn Write, error: ToolError| {
-        writeln!(err, "error: {}", error.text()).map(|()| Outcome::Failed)
+        // Arguments refused before the call is sent are the command line's to fix.
+        let outcome = match error {
+            ToolError::InvalidUseTool(_) => Outcome::Usage,
+            _ => Outcome::Failed,
+        };
+        writeln!(err, "error: {}", for_terminal(&error.text())).map(|()| outcome)
     };
     let found = toolboxes
         .find(request.toolbox, Context::UseTool)
@@ -235,4 +240,12 @@ fn save(
     let path = folder.join(format!("content-{index}.{extension}"));
     std::fs::write(&path, bytes)?;
     Ok(format!(", saved to {}", path.display()))
+}
+
+/// toolshelf's error text after `error: ` on a terminal: without the agent's leading "Error
+/// executing tool: " or "Error ", which read doubled there (`error: Error executing …`).
+fn for_terminal(text: &str) -> &str {
+    text.strip_prefix("Error executing tool: ")
+        .or_else(|| text.strip_prefix("Error "))
+        .unwrap_or(text)
 }

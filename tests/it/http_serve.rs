@@ -919,3 +919,43 @@ async fn a_dropped_calls_stream_resumes_and_a_call_in_flight_keeps_its_session()
     let again = resume().await.expect("GET").text().await.expect("a body");
     assert!(!again.contains("\"id\":2"), "{again}");
 }
+
+#[tokio::test]
+async fn arguments_a_child_cannot_read_are_refused_at_once_over_http() {
+    let (_served, _events, session) = fixture_session(60).await;
+    for (id, (arguments, text)) in crate::wire::unreadable_arguments().iter().enumerate() {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"use_tool","arguments":{{"tool":{{"toolbox":"dev","server":"fixture","name":"echo"}},"arguments":{arguments}}}}}}}"#
+        );
+        let response = RawSession::post_to(&session.url, Some(&session.id), &body).await;
+        assert_eq!(response.status().as_u16(), 200);
+        let answer: Value =
+            serde_json::from_str(&response.text().await.expect("a body")).expect("JSON");
+        crate::wire::assert_refused(&answer, json!(id), text);
+    }
+    // A call asking for progress is refused the same way (rmcp, whose path it would take, reads
+    // the arguments itself and answers 415).
+    let body = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"progressToken":"p"},"name":"use_tool","arguments":{"tool":{"toolbox":"dev","server":"fixture","name":"echo"},"arguments":{"n":1e400}}}}"#;
+    let response = RawSession::post_to(&session.url, Some(&session.id), body).await;
+    assert_eq!(response.status().as_u16(), 200);
+    let answer: Value =
+        serde_json::from_str(&response.text().await.expect("a body")).expect("JSON");
+    crate::wire::assert_refused(
+        &answer,
+        json!(7),
+        "Invalid tool invocation parameters: arguments.n: number 1e400",
+    );
+    let echoed = session
+        .post(use_tool_request(
+            8,
+            "echo",
+            json!({"message": "after"}),
+            None,
+        ))
+        .await;
+    assert!(
+        echoed.body.contains(r#"{\"message\":\"after\"}"#),
+        "{}",
+        echoed.body
+    );
+}

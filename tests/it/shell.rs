@@ -104,6 +104,7 @@ fn call_types_its_arguments_prints_the_result_and_leaves_nothing_running() {
     let saved = dir.path().join("saved");
     let saved_arg = saved.to_str().expect("utf-8");
 
+    let deep = format!(r#"{{"d":{}{}}}"#, "[".repeat(101), "]".repeat(101));
     let mut transcript = String::new();
     for args in [
         // Typed by server-everything's schema: numbers, not strings.
@@ -128,6 +129,9 @@ fn call_types_its_arguments_prints_the_result_and_leaves_nothing_running() {
         vec!["call", "dev", "fx", "echo", "--args", "[1]"],
         vec!["call", "demo", "everything", "get-sum", "a=two"],
         vec!["call", "dev", "fx", "echo", "lonely"],
+        // Nested deeper than a child reads (serde_json here stops at 128 levels, children too
+        // once the request's own levels are added).
+        vec!["call", "dev", "fx", "echo", "--args", &deep],
     ] {
         let mut with_config = args.clone();
         with_config.extend(["--config", config]);

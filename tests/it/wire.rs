@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::harness::{RawClient, config, fixture, npm_server};
+use crate::harness::{RawClient, config, fixture, write_config};
 
 fn dev() -> Value {
     config(&[("dev", "Development", json!({ "fixture": fixture(&[]) }))])
@@ -156,25 +156,80 @@ async fn params_toolshelf_cannot_read_are_refused_under_the_requests_id() {
     assert_eq!(unknown["error"]["code"], json!(-32601), "{unknown}");
 }
 
-#[tokio::test]
-async fn arguments_a_typed_parser_refuses_reach_the_child_as_written() {
-    // server-everything (Node) reads what serde_json refuses: nesting past 128 levels, a lone
-    // surrogate, a number beyond f64. Its echo keeps `message` and ignores the rest.
-    let servers = json!({ "everything": npm_server("mcp-server-everything", &[]) });
-    let mut client = RawClient::start(&config(&[("demo", "Demo", servers)])).await;
-    client.open(1, "demo").await;
+/// Arguments no rmcp server can read (the fixture among them: it would drop the line and the call
+/// would wait out callTimeout), each with the start of the text that refuses it.
+pub(crate) fn unreadable_arguments() -> Vec<(String, &'static str)> {
     let deep = format!("{}{}", "[".repeat(300), "]".repeat(300));
-    let line = format!(
-        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"use_tool","arguments":{{"tool":{{"toolbox":"demo","server":"everything","name":"echo"}},"arguments":{{"message":"hi \udfff","deep":{deep},"big":1e400}}}}}}}}"#
-    );
-    client.send_line(&line).await;
-    // The child's answer is passed on as written, lone surrogate included: read it as text.
-    let answer = client.next_line().await;
-    assert!(
-        answer.starts_with(r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Echo: hi \udfff"}]"#),
-        "{answer}"
-    );
-    assert!(!answer.contains("isError"), "{answer}");
+    vec![
+        (
+            r#"{"a":{"b":[0,1,2,1e400]}}"#.to_owned(),
+            "Invalid tool invocation parameters: arguments.a.b[3]: number 1e400 is outside the range of a double, so servers cannot read it; send a number within ±1.7976931348623157e308 (or the value as a string)",
+        ),
+        (
+            r#"{"message":"hi \udfff"}"#.to_owned(),
+            r#"Invalid tool invocation parameters: arguments.message: string "hi \udfff" holds a lone surrogate \udfff, which is not Unicode text, so servers cannot read it; send the character as UTF-8 or as a full surrogate pair"#,
+        ),
+        (
+            r#"{"k":1,"k":2}"#.to_owned(),
+            r#"Invalid tool invocation parameters: arguments: key "k" appears twice in one object, and servers keep different ones; send each key once"#,
+        ),
+        (
+            format!(r#"{{"deep":{deep}}}"#),
+            "Invalid tool invocation parameters: arguments.deep[0][0]",
+        ),
+    ]
+}
+
+/// `answer` is the refusal of unreadable arguments under `id`: an error result an agent can fix.
+pub(crate) fn assert_refused(answer: &Value, id: Value, text: &str) {
+    assert_eq!(answer["id"], id, "{answer}");
+    let result = &answer["result"];
+    assert_eq!(result["isError"], json!(true), "{answer}");
+    let said = result["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(said.starts_with(text), "{said}");
+    let error = &result["structuredContent"]["error"];
+    assert_eq!(error["kind"], json!("invalid_arguments"), "{answer}");
+    assert_eq!(error["retryable"], json!(false), "{answer}");
+}
+
+#[tokio::test]
+async fn arguments_a_child_cannot_read_are_refused_at_once_and_nothing_is_lost() {
+    let mut client = RawClient::start(&dev()).await;
+    client.open(1, "dev").await;
+    for (id, (arguments, text)) in unreadable_arguments().iter().enumerate() {
+        let id = id + 2;
+        client
+            .send_line(&use_tool_line(&id.to_string(), "echo", arguments))
+            .await;
+        assert_refused(&client.next().await, json!(id), text);
+    }
+    // The same session goes on: a readable call is answered by the child.
+    client
+        .send_line(&use_tool_line(
+            "9",
+            "echo",
+            r#"{"text":"\ud83d\ude00 ok","n":1e300}"#,
+        ))
+        .await;
+    let answer = client.next().await;
+    assert_eq!(answer["id"], json!(9), "{answer}");
+    assert_ne!(answer["result"]["isError"], json!(true), "{answer}");
+
+    // Flat mode refuses them the same way.
+    let (dir, path) = write_config(&dev());
+    let mut command = crate::harness::toolshelf();
+    command
+        .args(["serve", "--flat", "--config"])
+        .arg(&path)
+        .env("RUST_LOG", "warn");
+    let mut flat = RawClient::spawn(command, Some(dir), "2025-06-18").await;
+    for (id, (arguments, text)) in unreadable_arguments().iter().enumerate() {
+        flat.send_line(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"fixture:echo","arguments":{arguments}}}}}"#
+        ))
+        .await;
+        assert_refused(&flat.next().await, json!(id), text);
+    }
 }
 
 /// Resident memory of `pid` in KiB.
