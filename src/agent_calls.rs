@@ -135,6 +135,11 @@ impl DirectCall {
             .is_some_and(|arguments| !forward::child_can_read(arguments))
     }
 
+    /// The tool the call names, as the agent wrote it, for a log.
+    pub(crate) fn tool_named(&self) -> String {
+        self.call.tool_named()
+    }
+
     /// Runs the call and gives the line that answers request `id`.
     pub(crate) async fn answer(
         self,

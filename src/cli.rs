@@ -9,7 +9,8 @@ use clap::{Args, Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "toolshelf", version, about, long_about = None)]
 pub struct Cli {
-    /// Log filter for stderr (e.g. `info`, `toolshelf=debug`); overrides RUST_LOG. Default: warn,toolshelf=info.
+    /// Log filter for stderr (e.g. `info`, `toolshelf=debug`); overrides RUST_LOG. Default:
+    /// warn,toolshelf=info,rmcp=error (check, tools, call: warn,rmcp=error).
     #[arg(long, global = true, value_name = "FILTER")]
     pub log_level: Option<String>,
     #[command(subcommand)]
@@ -231,4 +232,9 @@ pub struct ServeArgs {
     /// refuse `:` in tool names).
     #[arg(long, value_name = "SEP", requires = "flat", default_value = crate::flat::DEFAULT_SEPARATOR)]
     pub separator: String,
+    /// With --http: log a line per request on stderr (HTTP method, path, session, the tool a call
+    /// names, status, time to the response's head; never a token, header or argument value).
+    /// The same as adding toolshelf_access=info to the log filter.
+    #[arg(long, requires = "http")]
+    pub access_log: bool,
 }

@@ -87,6 +87,9 @@ struct Structured<'a> {
     suggestions: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     violations: Option<&'a [Violation]>,
+    /// The call that gets past this error, where there is one the agent can make.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next: Option<String>,
 }
 
 impl ToolError {
@@ -173,6 +176,7 @@ impl ToolError {
             retryable: false,
             suggestions: Vec::new(),
             violations: None,
+            next: None,
         };
         match self {
             ToolError::InvalidUseTool(violations) | ToolError::InvalidOpenToolbox(violations) => {
@@ -186,6 +190,10 @@ impl ToolError {
             ToolError::ToolboxNotOpen { toolbox } => {
                 error.kind = "toolbox_not_open";
                 error.toolbox = Some(toolbox);
+                error.next = Some(format!(
+                    "call open_toolbox {} first",
+                    serde_json::json!({ "toolbox": toolbox })
+                ));
             }
             ToolError::ServerUnknown {
                 toolbox,

@@ -32,7 +32,8 @@ fn main() -> ExitCode {
         Command::Check(_) | Command::Tools(_) | Command::Call(_) => CHECK_LOG_FILTER,
         _ => DEFAULT_LOG_FILTER,
     };
-    init_logging(cli.log_level.as_deref(), default_filter);
+    let access_log = matches!(&cli.command, Command::Serve(args) if args.access_log);
+    init_logging(cli.log_level.as_deref(), default_filter, access_log);
     // One thread: toolshelf mostly waits on pipes, and on a small machine the agent, toolshelf
     // and the children already compete for the cores; measured faster than a thread pool (see
     // the README's Performance section). Children are spawned from this thread, which lives as
@@ -333,12 +334,15 @@ fn write_stdout(text: &str) -> ExitCode {
     }
 }
 
-fn init_logging(level: Option<&str>, default_filter: &str) {
-    let filter = match level {
+fn init_logging(level: Option<&str>, default_filter: &str, access_log: bool) {
+    let mut filter = match level {
         Some(level) => EnvFilter::try_new(level).ok(),
         None => EnvFilter::try_from_default_env().ok(),
     }
     .unwrap_or_else(|| EnvFilter::new(default_filter));
+    if access_log && let Ok(access) = toolshelf::http_serve::ACCESS_LOG_FILTER.parse() {
+        filter = filter.add_directive(access);
+    }
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     tracing_subscriber::fmt()
         .with_env_filter(filter)

@@ -1,7 +1,7 @@
 //! What `serve --http` tells Prometheus at `GET /metrics` (OpenMetrics text): calls by toolbox,
 //! server and outcome with their latency, children started and crashed, and (set when scraped)
-//! children running and sessions open. Only `serve --http` records: on stdio there is nobody to
-//! scrape, and the call path carries no `Metrics` at all.
+//! children running, sessions open and HTTP connections open. Only `serve --http` records: on
+//! stdio there is nobody to scrape, and the call path carries no `Metrics` at all.
 
 use std::{fmt::Write, time::Duration};
 
@@ -53,6 +53,7 @@ pub(crate) struct Metrics {
     crashed: Family<ServerLabels, Counter>,
     running: Gauge,
     sessions: Gauge,
+    connections: Gauge,
 }
 
 impl Default for Metrics {
@@ -68,6 +69,7 @@ impl Default for Metrics {
         let crashed = Family::<ServerLabels, Counter>::default();
         let running = Gauge::default();
         let sessions = Gauge::default();
+        let connections = Gauge::default();
         let mut registry = Registry::with_prefix("toolshelf");
         registry.register(
             "calls",
@@ -95,7 +97,13 @@ impl Default for Metrics {
             "Agent sessions open now (clients without a session are not counted)",
             sessions.clone(),
         );
+        registry.register(
+            "http_connections_open",
+            "HTTP connections open now (closed by toolshelf past http.headerReadTimeout or http.connectionIdleTimeout)",
+            connections.clone(),
+        );
         Self {
+            connections,
             registry,
             calls,
             latency,
@@ -136,8 +144,11 @@ impl Metrics {
             .inc();
     }
 
-    /// The text for a scrape, with the gauges set to `running` children and `sessions`.
-    pub(crate) fn scrape(&self, running: usize, sessions: usize) -> String {
+    /// The text for a scrape, with the gauges set to `running` children, `sessions` and
+    /// `connections`.
+    pub(crate) fn scrape(&self, running: usize, sessions: usize, connections: usize) -> String {
+        self.connections
+            .set(i64::try_from(connections).unwrap_or(i64::MAX));
         self.running.set(i64::try_from(running).unwrap_or(i64::MAX));
         self.sessions
             .set(i64::try_from(sessions).unwrap_or(i64::MAX));

@@ -125,6 +125,14 @@ pub(crate) enum ChildCall {
 }
 
 impl ChildCall {
+    /// The tool the call names, as the agent wrote it (`toolbox/server/name`, or a flat name).
+    pub(crate) fn tool_named(&self) -> String {
+        match self {
+            ChildCall::UseTool(input) => input.tool_named(),
+            ChildCall::Flat { name, .. } => name.clone(),
+        }
+    }
+
     /// The tool's own arguments, as the agent wrote them.
     pub(crate) fn arguments(&self) -> Option<&RawValue> {
         match self {

@@ -79,6 +79,14 @@ pub(crate) struct HttpFile {
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub session_idle_timeout: Option<f64>,
+    /// Seconds a client may take to send a request's headers, from their first byte; a slower one's connection is closed (default 10).
+    #[serde(default)]
+    #[schemars(range(min = 0.001))]
+    pub header_read_timeout: Option<f64>,
+    /// Seconds a connection may sit with no request in progress before it is closed (default 60).
+    #[serde(default)]
+    #[schemars(range(min = 0.001))]
+    pub connection_idle_timeout: Option<f64>,
     /// The largest request body in bytes; a bigger one gets 413 (default 16777216, 16 MiB).
     #[serde(default)]
     #[schemars(range(min = 1024))]

@@ -38,6 +38,10 @@ pub const DEFAULT_MAX_SESSIONS: usize = 256;
 pub const DEFAULT_MAX_CALLS_PER_SESSION: usize = 64;
 /// How long an HTTP session may go without a request, unless configured.
 pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(1800);
+/// How long an HTTP client may take to send a request's headers, unless configured.
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long an HTTP connection may sit between requests, unless configured.
+pub const DEFAULT_CONNECTION_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 /// The largest request body `serve --http` takes, unless configured.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
 
@@ -77,6 +81,8 @@ pub struct HttpLimits {
     pub max_calls_per_session: usize,
     pub session_idle_timeout: Duration,
     pub max_body_bytes: usize,
+    pub header_read_timeout: Duration,
+    pub connection_idle_timeout: Duration,
 }
 
 impl Default for HttpLimits {
@@ -86,6 +92,8 @@ impl Default for HttpLimits {
             max_calls_per_session: DEFAULT_MAX_CALLS_PER_SESSION,
             session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            connection_idle_timeout: DEFAULT_CONNECTION_IDLE_TIMEOUT,
         }
     }
 }

@@ -205,7 +205,21 @@ fn http_limits(value: &Value, problems: &mut Vec<Violation>) -> HttpLimits {
         defaults.session_idle_timeout,
         problems,
     );
+    let header_read_timeout = seconds_or(
+        file.header_read_timeout,
+        "http.headerReadTimeout".into(),
+        defaults.header_read_timeout,
+        problems,
+    );
+    let connection_idle_timeout = seconds_or(
+        file.connection_idle_timeout,
+        "http.connectionIdleTimeout".into(),
+        defaults.connection_idle_timeout,
+        problems,
+    );
     HttpLimits {
+        header_read_timeout,
+        connection_idle_timeout,
         max_sessions: count(file.max_sessions, defaults.max_sessions),
         max_calls_per_session: count(file.max_calls_per_session, defaults.max_calls_per_session),
         session_idle_timeout,

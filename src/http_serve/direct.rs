@@ -19,7 +19,9 @@ use http_body_util::{BodyExt, Either, Full, Limited};
 use hyper::body::Incoming;
 
 use super::{
-    Body, respond,
+    Body,
+    access_log::AccessEntry,
+    respond,
     session::{OwnSession, SESSION_ID_HEADER, Sessions},
     session_streams::{DirectCallGuard, SessionStreams},
 };
@@ -68,7 +70,12 @@ impl DirectPath {
         }
     }
 
-    pub(super) async fn route(&self, request: Request<Incoming>) -> Routed {
+    /// Answers `request` if it is this path's, noting the call it names in `access`.
+    pub(super) async fn route(
+        &self,
+        request: Request<Incoming>,
+        access: Option<&mut AccessEntry>,
+    ) -> Routed {
         let Some((id, own)) = self.own_session(&request) else {
             return Routed::Passed(request.map(Either::Left));
         };
@@ -83,13 +90,13 @@ impl DirectPath {
             Ok(body) => body.to_bytes(),
             Err(error) => {
                 tracing::debug!(%error, "a request body could not be read");
-                return Routed::Answered(super::text(
+                return Routed::Answered(super::gate::text(
                     StatusCode::BAD_REQUEST,
                     "Bad Request: the request body could not be read to the length its Content-Length states; send the whole body again\n",
                 ));
             }
         };
-        match self.serve(&own, &body, in_use).await {
+        match self.serve(&own, &body, in_use, access).await {
             Some(response) => Routed::Answered(response),
             None => Routed::Passed(Request::from_parts(parts, Either::Right(Full::new(body)))),
         }
@@ -139,6 +146,7 @@ impl DirectPath {
         own: &Arc<OwnSession>,
         body: &[u8],
         in_use: DirectCallGuard,
+        access: Option<&mut AccessEntry>,
     ) -> Option<Response<Body>> {
         let protocol = Protocol::of(own.protocol()?);
         match agent_message::read(body) {
@@ -149,6 +157,9 @@ impl DirectPath {
             } if method == "tools/call" => {
                 let call = DirectCall::read(&own.shelf, params, protocol)
                     .filter(|call| !call.needs_a_stream() || call.is_refused_at_once())?;
+                if let Some(access) = access {
+                    access.call = Some(call.tool_named());
+                }
                 Some(self.call(own.clone(), id, call, in_use).await)
             }
             Message::Notification { method, params } if method == "notifications/cancelled" => {

@@ -6,23 +6,27 @@
 //! and answers a session's plain `use_tool` calls itself (`direct`). Each session is served by
 //! the same core as stdio (`session`).
 
+mod access_log;
+mod connection;
 mod direct;
+mod gate;
 mod session;
 mod session_streams;
 
 use std::{convert::Infallible, future::Future, net::SocketAddr, sync::Arc, time::Duration};
 
-use bytes::Bytes;
-use http::{Request, Response, StatusCode, header};
-use http_body_util::{BodyExt, Full, combinators::BoxBody};
+use http::Request;
 use hyper::body::Incoming;
 use hyper_util::{rt::TokioIo, server::graceful::GracefulShutdown};
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-use subtle::ConstantTimeEq;
 use tokio_util::sync::CancellationToken;
 
+pub use access_log::ACCESS_LOG_FILTER;
+
 use crate::config::{Config, HttpLimits};
-use direct::{DirectPath, Routed};
+use connection::{Connections, GuardedBody};
+use direct::DirectPath;
+use gate::{Body, Gate, respond};
 use session::{HttpSession, Sessions};
 use session_streams::SessionStreams;
 
@@ -110,10 +114,16 @@ pub async fn serve_http(
         manager.clone(),
         rmcp_config(&options, &limits, &hosts, stop.clone()),
     );
+    let connections = Arc::new(Connections::new(
+        limits.header_read_timeout,
+        limits.connection_idle_timeout,
+    ));
     let gate = Arc::new(Gate {
+        connections: connections.clone(),
         token: options.token.clone(),
         sessions: sessions.clone(),
-        direct: DirectPath::new(sessions.clone(), manager, &hosts),
+        direct: DirectPath::new(sessions.clone(), manager.clone(), &hosts),
+        streams: manager,
         mcp,
     });
     tracing::info!(%address, "serving MCP over HTTP at /mcp");
@@ -134,16 +144,30 @@ pub async fn serve_http(
         // With Nagle's algorithm on, each small SSE event waits for the last one's ACK.
         let _ = stream.set_nodelay(true);
         let gate = gate.clone();
-        let service = hyper::service::service_fn(move |request: Request<Incoming>| {
-            let gate = gate.clone();
-            async move { Ok::<_, Infallible>(gate.route(request).await) }
+        let watch = Arc::new(connections.accepted());
+        let stream = TokioIo::new(watch.stream(stream));
+        let service = hyper::service::service_fn({
+            let watch = watch.clone();
+            move |request: Request<Incoming>| {
+                let gate = gate.clone();
+                let guard = watch.request();
+                async move {
+                    let response = gate.route(request).await;
+                    Ok::<_, Infallible>(response.map(|body| GuardedBody::new(body, guard)))
+                }
+            }
         });
-        let connection = hyper::server::conn::http1::Builder::new()
-            .serve_connection(TokioIo::new(stream), service);
+        let connection =
+            hyper::server::conn::http1::Builder::new().serve_connection(stream, service);
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
-            if let Err(error) = connection.await {
-                tracing::debug!(%error, "connection ended with an error");
+            tokio::select! {
+                ended = connection => if let Err(error) = ended {
+                    tracing::debug!(%error, "connection ended with an error");
+                },
+                expired = watch.expired() => {
+                    tracing::debug!(?expired, "connection closed: past its time limit");
+                }
             }
         });
     }
@@ -188,97 +212,6 @@ fn rmcp_config(
         .enforce_origin_validation()
         .with_max_request_body_bytes(limits.max_body_bytes)
         .with_cancellation_token(stop)
-}
-
-type Body = BoxBody<Bytes, Infallible>;
-
-/// What stands in front of rmcp's service.
-struct Gate {
-    token: Option<String>,
-    sessions: Arc<Sessions>,
-    /// `use_tool` calls of known sessions, answered past rmcp.
-    direct: DirectPath,
-    /// rmcp's service, called by reference: its `Service::call` clones it (its config, the
-    /// allowed hosts and origins) for every request.
-    mcp: StreamableHttpService<HttpSession, SessionStreams>,
-}
-
-impl Gate {
-    async fn route(&self, request: Request<Incoming>) -> Response<Body> {
-        match request.uri().path() {
-            "/healthz" => text(StatusCode::OK, "alive\n"),
-            "/readyz" => text(StatusCode::OK, "ready\n"),
-            // Names of toolboxes and servers are the operator's business: the token guards them.
-            "/metrics" if !self.admits(&request) => unauthorized(),
-            "/metrics" => respond(
-                StatusCode::OK,
-                Some("application/openmetrics-text; version=1.0.0; charset=utf-8"),
-                self.sessions.metrics(),
-            ),
-            "/mcp" if !self.admits(&request) => unauthorized(),
-            "/mcp" => match self.direct.route(request).await {
-                Routed::Answered(response) => response,
-                Routed::Passed(request) => self.mcp.handle(request).await,
-            },
-            _ => text(
-                StatusCode::NOT_FOUND,
-                "not found: toolshelf serves MCP at /mcp (and /healthz, /readyz, /metrics)\n",
-            ),
-        }
-    }
-
-    /// True when no token is asked, or the request carries it (compared in constant time).
-    fn admits(&self, request: &Request<Incoming>) -> bool {
-        let Some(expected) = &self.token else {
-            return true;
-        };
-        let given = request
-            .headers()
-            .get(header::AUTHORIZATION)
-            .and_then(|value| value.to_str().ok())
-            .and_then(|value| {
-                let (scheme, token) = value.split_once(' ')?;
-                scheme
-                    .eq_ignore_ascii_case("bearer")
-                    .then_some(token.trim())
-            })
-            .unwrap_or_default();
-        bool::from(given.as_bytes().ct_eq(expected.as_bytes()))
-    }
-}
-
-/// 401 with `WWW-Authenticate: Bearer` and what to send.
-fn unauthorized() -> Response<Body> {
-    let mut refusal = text(
-        StatusCode::UNAUTHORIZED,
-        "toolshelf needs a bearer token: send `Authorization: Bearer TOKEN` with the token toolshelf was started with (TOOLSHELF_TOKEN or --token-file)\n",
-    );
-    refusal.headers_mut().insert(
-        header::WWW_AUTHENTICATE,
-        header::HeaderValue::from_static("Bearer"),
-    );
-    refusal
-}
-
-fn text(status: StatusCode, body: &'static str) -> Response<Body> {
-    respond(status, Some("text/plain; charset=utf-8"), body)
-}
-
-/// A whole response: `status`, `content_type` (none for an empty body) and `body`.
-fn respond(
-    status: StatusCode,
-    content_type: Option<&'static str>,
-    body: impl Into<Bytes>,
-) -> Response<Body> {
-    let mut response = Response::new(Full::new(body.into()).boxed());
-    *response.status_mut() = status;
-    if let Some(content_type) = content_type {
-        response.headers_mut().insert(
-            header::CONTENT_TYPE,
-            header::HeaderValue::from_static(content_type),
-        );
-    }
-    response
 }
 
 #[cfg(test)]

@@ -162,15 +162,16 @@ impl Sessions {
         self.own.len()
     }
 
-    /// The text of `/metrics`, its gauges read now.
-    pub(super) fn metrics(&self) -> String {
+    /// The text of `/metrics`, its gauges read now (with `connections` open).
+    pub(super) fn metrics(&self, connections: usize) -> String {
         let own: usize = self
             .own
             .iter()
             .map(|entry| entry.value().shelf.own_children_running())
             .sum();
         let running = self.servers.running() + own + self.shared.own_children_running();
-        self.metrics.scrape(running, self.open_sessions())
+        self.metrics
+            .scrape(running, self.open_sessions(), connections)
     }
 }
 

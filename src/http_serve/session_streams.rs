@@ -155,6 +155,11 @@ impl SessionStreams {
 
     /// A direct-path call in session `id`, counted until the guard drops; `None`: no such
     /// session (ended or unknown).
+    /// Whether session `id` is open.
+    pub(super) fn knows(&self, id: &str) -> bool {
+        self.session(id).is_some()
+    }
+
     pub(super) fn direct_call(&self, id: &str) -> Option<DirectCallGuard> {
         let session = self.session(id)?;
         session.direct_calls.fetch_add(1, Ordering::AcqRel);

@@ -61,6 +61,18 @@ impl UseToolInput {
         }
     }
 
+    /// `toolbox/server/name` as far as the identifier has them (it is checked later).
+    pub(crate) fn tool_named(&self) -> String {
+        let tool = self.checked.as_ref().ok().map(|input| &input["tool"]);
+        ["toolbox", "server", "name"]
+            .map(|key| {
+                tool.and_then(|tool| tool[key].as_str())
+                    .unwrap_or("?")
+                    .to_owned()
+            })
+            .join("/")
+    }
+
     /// The tool's own arguments, as the agent wrote them.
     pub(crate) fn arguments(&self) -> Option<&RawValue> {
         self.arguments.as_deref()

@@ -114,11 +114,16 @@ async fn every_seed_003_error_text() {
         texts.insert(case.to_owned(), Value::String(error_text(&result)));
     };
 
-    // Before opening: not open, unknown toolbox.
-    record(
-        "toolbox_not_open",
-        shelf.use_tool("ops", "only", "echo", json!({})).await,
+    // Before opening: not open (the text is the table's; the structured part has the next
+    // step), unknown toolbox.
+    let not_open = shelf.use_tool("ops", "only", "echo", json!({})).await;
+    let error = &not_open.structured_content.as_ref().expect("structured")["error"];
+    assert_eq!(
+        error["next"],
+        json!(r#"call open_toolbox {"toolbox":"ops"} first"#),
+        "{error}"
     );
+    record("toolbox_not_open", not_open);
     record(
         "toolbox_unknown",
         shelf.use_tool("dve", "fixture", "echo", json!({})).await,

@@ -1,0 +1,174 @@
+//! What stands in front of rmcp's service: the bearer token, `/healthz`, `/readyz`, `/metrics`,
+//! the direct path for a session's plain calls, the end of a session (DELETE), and toolshelf's
+//! own texts where rmcp's would leave a client without the next step.
+
+use std::{convert::Infallible, sync::Arc};
+
+use bytes::Bytes;
+use http::{Method, Request, Response, StatusCode, header};
+use http_body_util::{BodyExt, Full, combinators::BoxBody};
+use hyper::body::Incoming;
+use rmcp::transport::StreamableHttpService;
+use subtle::ConstantTimeEq;
+
+use super::{
+    access_log::AccessEntry,
+    connection::Connections,
+    direct::{DirectPath, Routed},
+    session::{self, HttpSession, Sessions},
+    session_streams::SessionStreams,
+};
+
+pub(super) type Body = BoxBody<Bytes, Infallible>;
+
+/// What stands in front of rmcp's service.
+pub(super) struct Gate {
+    pub(super) connections: Arc<Connections>,
+    pub(super) token: Option<String>,
+    pub(super) sessions: Arc<Sessions>,
+    /// `use_tool` calls of known sessions, answered past rmcp.
+    pub(super) direct: DirectPath,
+    pub(super) streams: Arc<SessionStreams>,
+    /// rmcp's service, called by reference: its `Service::call` clones it (its config, the
+    /// allowed hosts and origins) for every request.
+    pub(super) mcp: StreamableHttpService<HttpSession, SessionStreams>,
+}
+
+impl Gate {
+    pub(super) async fn route(&self, request: Request<Incoming>) -> Response<Body> {
+        let mut access = AccessEntry::begin(&request);
+        let response = self.answer(request, access.as_mut()).await;
+        if let Some(access) = access {
+            access.finish(response.status());
+        }
+        response
+    }
+
+    async fn answer(
+        &self,
+        request: Request<Incoming>,
+        access: Option<&mut AccessEntry>,
+    ) -> Response<Body> {
+        match request.uri().path() {
+            "/healthz" => text(StatusCode::OK, "alive\n"),
+            "/readyz" => text(StatusCode::OK, "ready\n"),
+            // Names of toolboxes and servers are the operator's business: the token guards them.
+            "/metrics" if !self.admits(&request) => unauthorized(),
+            "/metrics" => respond(
+                StatusCode::OK,
+                Some("application/openmetrics-text; version=1.0.0; charset=utf-8"),
+                self.sessions.metrics(self.connections.open()),
+            ),
+            "/mcp" if !self.admits(&request) => unauthorized(),
+            "/mcp" if request.method() == Method::DELETE => self.end_session(request).await,
+            "/mcp" => match self.direct.route(request, access).await {
+                Routed::Answered(response) => response,
+                Routed::Passed(request) => explained(self.mcp.handle(request).await).await,
+            },
+            _ => text(
+                StatusCode::NOT_FOUND,
+                "not found: toolshelf serves MCP at /mcp (and /healthz, /readyz, /metrics)\n",
+            ),
+        }
+    }
+
+    /// A client's end of its session: rmcp checks the request (Host, Origin, session header,
+    /// protocol version) and ends the session; toolshelf answers 204 where it ended one, and
+    /// 404 where no session has the id (rmcp answers 202 to both, and clients such as the
+    /// Python SDK take a 202 for a failure).
+    async fn end_session(&self, request: Request<Incoming>) -> Response<Body> {
+        let known = request
+            .headers()
+            .get(session::SESSION_ID_HEADER)
+            .and_then(|id| id.to_str().ok())
+            .map(|id| self.streams.knows(id));
+        let response = explained(self.mcp.handle(request).await).await;
+        match (response.status(), known) {
+            (StatusCode::ACCEPTED, Some(true)) => {
+                respond(StatusCode::NO_CONTENT, None, Bytes::new())
+            }
+            (StatusCode::ACCEPTED, _) => text(
+                StatusCode::NOT_FOUND,
+                "Not Found: no session has this id (it ended already: DELETE, idle expiry or a restart of toolshelf); nothing to end\n",
+            ),
+            _ => response,
+        }
+    }
+
+    /// True when no token is asked, or the request carries it (compared in constant time).
+    fn admits(&self, request: &Request<Incoming>) -> bool {
+        let Some(expected) = &self.token else {
+            return true;
+        };
+        let given = request
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| {
+                let (scheme, token) = value.split_once(' ')?;
+                scheme
+                    .eq_ignore_ascii_case("bearer")
+                    .then_some(token.trim())
+            })
+            .unwrap_or_default();
+        bool::from(given.as_bytes().ct_eq(expected.as_bytes()))
+    }
+}
+
+/// 401 with `WWW-Authenticate: Bearer` and what to send.
+fn unauthorized() -> Response<Body> {
+    let mut refusal = text(
+        StatusCode::UNAUTHORIZED,
+        "toolshelf needs a bearer token: send `Authorization: Bearer TOKEN` with the token toolshelf was started with (TOOLSHELF_TOKEN or --token-file)\n",
+    );
+    refusal.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        header::HeaderValue::from_static("Bearer"),
+    );
+    refusal
+}
+
+pub(super) fn text(status: StatusCode, body: &'static str) -> Response<Body> {
+    respond(status, Some("text/plain; charset=utf-8"), body)
+}
+
+/// A whole response: `status`, `content_type` (none for an empty body) and `body`.
+pub(super) fn respond(
+    status: StatusCode,
+    content_type: Option<&'static str>,
+    body: impl Into<Bytes>,
+) -> Response<Body> {
+    let mut response = Response::new(Full::new(body.into()).boxed());
+    *response.status_mut() = status;
+    if let Some(content_type) = content_type {
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            header::HeaderValue::from_static(content_type),
+        );
+    }
+    response
+}
+
+/// rmcp's response, with toolshelf's text in place of a `403` that does not say which flag
+/// admits the refused `Host` or `Origin`.
+async fn explained(response: Response<Body>) -> Response<Body> {
+    if response.status() != StatusCode::FORBIDDEN {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let said = body
+        .collect()
+        .await
+        .map(|body| body.to_bytes())
+        .unwrap_or_default();
+    let text = match &said[..] {
+        b"Forbidden: Host header is not allowed" => {
+            "Forbidden: toolshelf does not serve this Host: it answers loopback names (localhost, 127.0.0.1, [::1]) and the names given with --allowed-host HOST (the name agents reach it by, behind a proxy or in a pod)\n"
+        }
+        b"Forbidden: Origin header is not allowed" | b"Forbidden: Invalid Origin header" => {
+            "Forbidden: toolshelf does not admit this Origin: it admits loopback origins (http or https, any port) and those given with --allowed-origin ORIGIN (e.g. --allowed-origin https://app.example.com:443, or :* for any port)\n"
+        }
+        _ => return Response::from_parts(parts, Full::new(said).boxed()),
+    };
+    self::text(StatusCode::FORBIDDEN, text)
+}
