@@ -10,7 +10,8 @@ use clap::{Args, Parser, Subcommand};
 #[command(name = "toolshelf", version, about, long_about = None)]
 pub struct Cli {
     /// Log filter for stderr (e.g. `info`, `toolshelf=debug`); overrides RUST_LOG. Default:
-    /// warn,toolshelf=info,rmcp=error (check, tools, call: warn,rmcp=error).
+    /// warn,toolshelf=info,rmcp=error (check, tools, call: warn,rmcp=error and no line for a
+    /// failed start, which they print themselves).
     #[arg(long, global = true, value_name = "FILTER")]
     pub log_level: Option<String>,
     #[command(subcommand)]

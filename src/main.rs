@@ -18,8 +18,9 @@ use tracing_subscriber::EnvFilter;
 /// its warnings are about requests the agent already got an answer for (a rejected tool name is
 /// logged as a debug dump of the error). A default log has a line per event a user can act on.
 const DEFAULT_LOG_FILTER: &str = "warn,toolshelf=info,rmcp=error";
-/// `check` prints its own table: the log only says what went wrong.
-const CHECK_LOG_FILTER: &str = "warn,rmcp=error";
+/// `check`, `tools` and `call` print their own results, a failed start among them: the log
+/// only says what went wrong besides (a start's failure would be said twice).
+const CHECK_LOG_FILTER: &str = "warn,rmcp=error,toolshelf::toolboxes::slot=error";
 
 fn main() -> ExitCode {
     return_large_buffers_to_the_system();
@@ -65,7 +66,16 @@ async fn run(command: Command) -> ExitCode {
             let flat = if args.flat {
                 match toolshelf::flat::FlatSpec::new(&config, &args.toolbox, &args.separator) {
                     Ok(flat) => {
-                        if flat.separator_breaks_guidance() {
+                        // The default `:` is the flat naming convention's own: a note, not a
+                        // warning; a separator the user chose that breaks the guidance is.
+                        if flat.separator_breaks_guidance()
+                            && args.separator == toolshelf::flat::DEFAULT_SEPARATOR
+                        {
+                            tracing::info!(
+                                separator = %args.separator,
+                                "tool names are SERVER:TOOL; a client that allows only the MCP guidance's characters in tool names (A-Z a-z 0-9 _ - .) needs --separator __"
+                            );
+                        } else if flat.separator_breaks_guidance() {
                             tracing::warn!(
                                 separator = %args.separator,
                                 "every tool name will hold the separator, which the MCP guidance for tool names (1 to 128 of A-Z a-z 0-9 _ - .) does not allow; clients that check names refuse them: use --separator __ for those"

@@ -182,11 +182,22 @@ fn describe(
             }
             return;
         }
-        ValidationErrorKind::MinProperties { .. } => (
-            path,
-            "is empty; add at least one entry (see toolboxes.example.json)".to_owned(),
-            ViolationKind::Empty,
-        ),
+        ValidationErrorKind::MinProperties { .. } => {
+            let example = match path.rsplit('.').next() {
+                Some("toolboxes") => {
+                    ", such as \"dev\": {\"description\": \"…\", \"mcpServers\": {\"fs\": {\"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-filesystem\", \".\"]}}} (`toolshelf import` makes them from an MCP client's config)"
+                }
+                Some("mcpServers") => {
+                    ", such as \"fs\": {\"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-filesystem\", \".\"]}"
+                }
+                _ => "",
+            };
+            (
+                path,
+                format!("is empty; add at least one entry{example}"),
+                ViolationKind::Empty,
+            )
+        }
         ValidationErrorKind::Required { property } => {
             let key = property.as_str().unwrap_or_default();
             (

@@ -380,7 +380,7 @@ impl ConfigSource {
                 format!("Fix {CONFIG_ENV}, or pass --config FILE (it takes precedence).")
             }
             ConfigSource::CurrentFolder => format!(
-                "Pass --config FILE, set {CONFIG_ENV}, or create {DEFAULT_CONFIG_FILE} there (see toolboxes.example.json)."
+                "Pass --config FILE, set {CONFIG_ENV}, or create {DEFAULT_CONFIG_FILE} there: `toolshelf import --write {DEFAULT_CONFIG_FILE}` makes one from your MCP client's config, and `toolshelf schema` prints the format (a toolbox is {{\"description\": …, \"mcpServers\": {{…}}}}, as in your client's config)."
             ),
         }
     }

@@ -36,10 +36,15 @@ pub(super) fn parse(
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Config, Vec<Violation>> {
     let value: serde_json::Value = serde_json::from_str(text).map_err(|error| {
+        let (line, column) = (error.line(), error.column());
+        let said = error.to_string();
+        let what = said
+            .strip_suffix(&format!(" at line {line} column {column}"))
+            .unwrap_or(&said);
         vec![problem(
-            String::new(),
+            format!("line {line}, column {column}"),
             format!(
-                "not valid JSON: {error}; fix the syntax at that line and column (a trailing comma or a missing quote is the usual cause)"
+                "not valid JSON: {what}; fix the syntax there (a trailing comma or a missing quote is the usual cause)"
             ),
         )]
     })?;
@@ -486,8 +491,24 @@ fn build_endpoint(
                 (key.clone(), value.unwrap_or_default())
             })
             .collect();
-        let cwd = server.cwd.as_deref().map(|cwd| {
-            base_dir.join(expand_at(cwd, format!("{path}.cwd"), problems).unwrap_or_default())
+        // A client starts toolshelf in a folder of its own choosing (`/` for some), so relative
+        // paths start at the config file's folder: the child runs there unless `cwd` says
+        // otherwise, and a relative program path (`./run.sh`, `bin/server`) is found from the
+        // child's folder.
+        let base = std::path::absolute(base_dir).unwrap_or_else(|_| base_dir.to_owned());
+        let cwd = match server.cwd.as_deref() {
+            Some(cwd) => {
+                base.join(expand_at(cwd, format!("{path}.cwd"), problems).unwrap_or_default())
+            }
+            None => base,
+        };
+        let command = command.map(|command| {
+            let program = Path::new(&command);
+            if program.is_relative() && command.contains('/') {
+                cwd.join(program).to_string_lossy().into_owned()
+            } else {
+                command
+            }
         });
         if command
             .as_deref()
@@ -508,7 +529,7 @@ fn build_endpoint(
             command: command.unwrap_or_default(),
             args,
             env,
-            cwd,
+            cwd: Some(cwd),
             env_passthrough: server.env_passthrough.clone(),
             inherit_env: server.inherit_env,
         });

@@ -285,3 +285,32 @@ fn progress_is_drawn_on_a_terminal_and_nowhere_else() {
     );
     assert!(stdout.starts_with("TOOLBOX"), "{stdout}");
 }
+
+#[test]
+fn a_failed_start_is_said_once() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (_config_dir, path) = write_config(&crate::harness::config(&[(
+        "dev",
+        "Dev",
+        json!({"gone": {"command": "/no/such/program"}}),
+    )]));
+    let config = path.to_str().expect("utf-8");
+    let output = toolshelf_std()
+        .args(["call", "dev", "gone", "x", "--config", config])
+        .env("XDG_CACHE_HOME", dir.path())
+        .env_remove("RUST_LOG")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run toolshelf");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr.matches("cannot run '/no/such/program'").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(
+        stderr.starts_with("error: executing tool 'x' in server 'gone'"),
+        "{stderr}"
+    );
+}

@@ -284,3 +284,34 @@ async fn large_messages_leave_no_memory_behind_and_an_oversized_one_is_answered_
         "resident memory went from {before} KiB to {after} KiB"
     );
 }
+
+#[tokio::test]
+async fn relative_paths_in_a_config_start_at_its_folder_wherever_the_client_runs_toolshelf() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::os::unix::fs::symlink(crate::harness::fixture_bin(), dir.path().join("fixture"))
+        .expect("link the fixture");
+    let events = dir.path().join("events.log");
+    let config = config(&[(
+        "dev",
+        "Development",
+        json!({ "fixture": { "command": "./fixture", "args": ["--events", "events.log"] } }),
+    )]);
+    let path = dir.path().join("toolboxes.json");
+    std::fs::write(&path, config.to_string()).expect("write the config");
+    let mut command = crate::harness::toolshelf();
+    command
+        .args(["serve", "--config"])
+        .arg(&path)
+        .current_dir("/")
+        .env("RUST_LOG", "warn");
+    let mut client = RawClient::spawn(command, None, "2025-06-18").await;
+    let opened = client.open(1, "dev").await;
+    assert_ne!(opened["result"]["isError"], json!(true), "{opened}");
+    client
+        .send_line(&use_tool_line("2", "sleep", r#"{"ms":1}"#))
+        .await;
+    let answer = client.next().await;
+    assert_ne!(answer["result"]["isError"], json!(true), "{answer}");
+    // The fixture's relative `--events` file is in the config's folder too.
+    crate::harness::wait_for_line(&events, "start sleep").await;
+}
