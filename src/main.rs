@@ -63,6 +63,17 @@ async fn run(command: Command) -> ExitCode {
             let Some(config) = load(args.config.config, &args.cache) else {
                 return ExitCode::from(2);
             };
+            // Said once here; an open or a call of such a server gets the reason as its error.
+            for (toolbox, server) in config.toolboxes.values().flat_map(|toolbox| {
+                toolbox
+                    .servers
+                    .iter()
+                    .map(move |server| (&toolbox.name, server))
+            }) {
+                if let Some(reason) = &server.unavailable {
+                    tracing::warn!(toolbox = %toolbox, server = %server.name, %reason, "server unavailable until the config or the environment changes");
+                }
+            }
             let flat = if args.flat {
                 match toolshelf::flat::FlatSpec::new(&config, &args.toolbox, &args.separator) {
                     Ok(flat) => {

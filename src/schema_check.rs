@@ -32,6 +32,9 @@ pub enum ViolationKind {
     UnknownKey,
     Missing,
     Empty,
+    /// A `${VAR}` with no value and no default: it makes its server unavailable, not the
+    /// config invalid.
+    UnsetVariable,
     Other,
 }
 

@@ -185,6 +185,12 @@ pub(crate) struct ServerFile {
     /// by default.
     #[serde(default)]
     pub env_passthrough: Vec<String>,
+    /// A file of `KEY=VALUE` lines (`#` comments, optional `export ` and quotes; local
+    /// servers), relative to the config file's folder: its variables go to the child's
+    /// environment (below `env`'s own) and stand for `${VAR}` in this server's entries where
+    /// toolshelf's environment has no such variable.
+    #[serde(default)]
+    pub env_file: Option<String>,
     /// Pass toolshelf's whole environment to the child (local servers; default false).
     #[serde(default)]
     pub inherit_env: bool,

@@ -2,6 +2,7 @@
 //! JSON Schema, then `validate` expands variables and builds `Config`, whose values cannot be
 //! wrong. Every problem is reported at once. No I/O here beyond reading the file.
 
+mod env_file;
 mod expand;
 mod file;
 mod plain;
@@ -131,6 +132,10 @@ pub struct ServerSpec {
     pub prompts: IndexMap<String, ToolOverride>,
     /// Whether HTTP sessions share its process.
     pub sharing: Sharing,
+    /// Why it cannot start whatever is tried (a variable it uses is unset, its `envFile`
+    /// cannot be read): its opens and calls fail at once with this, and the rest of the config
+    /// serves.
+    pub unavailable: Option<String>,
 }
 
 impl ServerSpec {

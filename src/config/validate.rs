@@ -16,8 +16,8 @@ use serde_json::Value;
 use super::{
     CatalogSettings, Config, DEFAULT_CALL_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_STARTUP_TIMEOUT,
     Endpoint, HttpLimits, LocalServer, OAuthSettings, RemoteServer, RemoteTransport, ServerSpec,
-    ToolFilter, ToolOverride, ToolboxSpec,
-    expand::expand,
+    ToolFilter, ToolOverride, ToolboxSpec, env_file,
+    expand::{ExpandError, expand},
     file::{
         CatalogFile, ConfigFile, DefaultsFile, HttpFile, OAuthFile, ServerFile, ServerKind,
         ToolFiltersFile,
@@ -236,6 +236,57 @@ fn http_limits(value: &Value, problems: &mut Vec<Violation>) -> HttpLimits {
     }
 }
 
+/// A `${…}` that could not be expanded: an unset variable (its name as the message, turned
+/// into the server's `unavailable` by `build_server`), or a problem of the config.
+fn expansion_problem(at: String, error: ExpandError) -> Violation {
+    match error {
+        ExpandError::Unset(name) => Violation {
+            path: at,
+            message: name,
+            kind: ViolationKind::UnsetVariable,
+        },
+        other => problem(at, other.to_string()),
+    }
+}
+
+/// Takes the unset variables found since `problems[first]` out of the problems (each a
+/// `{path}.…` of one server) and says why the server is unavailable.
+fn unset_variables(problems: &mut Vec<Violation>, first: usize, path: &str) -> Option<String> {
+    let mut unset: Vec<(String, String)> = Vec::new();
+    let mut index = first;
+    while index < problems.len() {
+        if problems[index].kind != ViolationKind::UnsetVariable {
+            index += 1;
+            continue;
+        }
+        let found = problems.remove(index);
+        let at = found
+            .path
+            .strip_prefix(path)
+            .map_or(found.path.as_str(), |rest| rest.trim_start_matches('.'))
+            .to_owned();
+        unset.push((found.message, at));
+    }
+    let (first_name, _) = unset.first()?;
+    let listed: Vec<String> = unset
+        .iter()
+        .map(|(name, at)| format!("{name} (in {at})"))
+        .collect();
+    let mut names: Vec<&str> = unset.iter().map(|(name, _)| name.as_str()).collect();
+    names.dedup();
+    Some(if names.len() == 1 {
+        format!(
+            "variable {} is not set: set {first_name} in toolshelf's environment, in the client's env block for toolshelf, or in an envFile of this server (or write ${{{first_name}:-default}} in the config)",
+            listed.join(", ")
+        )
+    } else {
+        format!(
+            "variables {} are not set: set them in toolshelf's environment, in the client's env block for toolshelf, or in an envFile of this server",
+            listed.join(", ")
+        )
+    })
+}
+
 /// Reports the unset variables of a server whose shape is wrong elsewhere: in whichever of
 /// `command`, `url`, `args`, `env`, `headers` and `cwd` are strings where strings belong.
 fn check_variables(
@@ -246,8 +297,10 @@ fn check_variables(
 ) {
     let mut found = Vec::new();
     let mut check = |value: &Value, at: String| {
+        // An unset variable only makes the server unavailable; the shape refuses the config.
         if let Some(text) = value.as_str()
             && let Err(error) = expand(text, lookup)
+            && !matches!(error, ExpandError::Unset(_))
         {
             found.push(problem(at, error.to_string()));
         }
@@ -289,7 +342,40 @@ fn build_server(
     problems: &mut Vec<Violation>,
 ) -> ServerSpec {
     let path = place.path;
-    let endpoint = build_endpoint(&server, raw, place, lookup, problems);
+    let first_problem = problems.len();
+    let (env_file, env_file_failure) = match server.env_file.as_deref() {
+        None => (Vec::new(), None),
+        Some(file) => match expand(file, lookup) {
+            Ok(file) => match env_file::read(&place.base_dir.join(file)) {
+                Ok(variables) => (variables, None),
+                Err(failure) => (Vec::new(), Some(failure)),
+            },
+            Err(error) => {
+                problems.push(expansion_problem(format!("{path}.envFile"), error));
+                (Vec::new(), None)
+            }
+        },
+    };
+    // toolshelf's environment first: a file never overrides what is set (as dotenv does).
+    let server_lookup = |name: &str| {
+        lookup(name).or_else(|| {
+            env_file
+                .iter()
+                .find(|(key, _)| key == name)
+                .map(|(_, value)| value.clone())
+        })
+    };
+    let mut endpoint = build_endpoint(&server, raw, place, &server_lookup, problems);
+    if let Endpoint::Local(local) = &mut endpoint {
+        let mut merged: Vec<(String, String)> = env_file
+            .iter()
+            .filter(|(key, _)| !local.env.iter().any(|(set, _)| set == key))
+            .cloned()
+            .collect();
+        merged.append(&mut local.env);
+        local.env = merged;
+    }
+    let unavailable = env_file_failure.or_else(|| unset_variables(problems, first_problem, path));
     let tool_filter = match server.tool_filters {
         None | Some(ToolFiltersFile::All(_)) => ToolFilter::All,
         Some(ToolFiltersFile::Names(names)) if names.iter().any(|name| name == "*") => {
@@ -344,6 +430,7 @@ fn build_server(
         sharing: server.sharing.unwrap_or_default(),
         tools: overrides(server.tools),
         prompts: overrides(server.prompts),
+        unavailable,
     }
 }
 
@@ -375,6 +462,7 @@ const LOCAL_KEYS: &[(&str, &str)] = &[
         "a remote server gets secrets as `headers`",
     ),
     ("inheritEnv", "a remote server has no environment"),
+    ("envFile", "a remote server gets secrets as `headers`"),
 ];
 
 /// Headers toolshelf sets itself on every request to a remote server.
@@ -454,7 +542,7 @@ fn build_endpoint(
         |value: &str, at: String, problems: &mut Vec<Violation>| match expand(value, lookup) {
             Ok(expanded) => Some(expanded),
             Err(error) => {
-                problems.push(problem(at, error.to_string()));
+                problems.push(expansion_problem(at, error));
                 None
             }
         };
@@ -627,9 +715,7 @@ fn build_oauth(
     let mut expand_at = |value: &Option<String>, key: &str| {
         let value = value.as_deref()?;
         expand(value, lookup)
-            .map_err(|error| {
-                problems.push(problem(format!("{path}.oauth.{key}"), error.to_string()))
-            })
+            .map_err(|error| problems.push(expansion_problem(format!("{path}.oauth.{key}"), error)))
             .ok()
     };
     let client_id = expand_at(&settings.client_id, "clientId");

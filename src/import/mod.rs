@@ -210,7 +210,7 @@ fn server_entry(name: &str, server: &Value, notes: &mut Vec<String>) -> Value {
     let mut entry = Map::new();
     for (key, value) in given {
         match key.as_str() {
-            "command" | "url" | "cwd" | "args" => {
+            "command" | "url" | "cwd" | "args" | "envFile" => {
                 entry.insert(key.clone(), secrets::variables(name, value, notes));
             }
             "serverUrl" => {
@@ -231,9 +231,6 @@ fn server_entry(name: &str, server: &Value, notes: &mut Vec<String>) -> Value {
                 }
             }
             "disabled" => {}
-            "envFile" => notes.push(format!(
-                "{name}.envFile: toolshelf reads no env files; put those variables in the server's `env` (as ${{VAR}} references for secrets) or in toolshelf's environment"
-            )),
             dropped if DROPPED.contains(&dropped) => notes.push(format!(
                 "{name}.{key}: a setting of the client that toolshelf does not use; left out"
             )),

@@ -139,7 +139,9 @@ impl ServerSlot {
     /// For a server that has not started: takes its tools from the persisted catalog, if they
     /// are there.
     pub(crate) fn recall(&self) -> bool {
-        matches!(self.state(), ServerState::NotStarted) && self.catalog.recall()
+        self.spec.unavailable.is_none()
+            && matches!(self.state(), ServerState::NotStarted)
+            && self.catalog.recall()
     }
 
     /// Starts the server behind the caller's back, once the answer at hand has gone out, unless
@@ -177,6 +179,11 @@ impl ServerSlot {
     }
 
     async fn start_locked(&self, seen: u64) -> Result<Arc<Child>, Arc<str>> {
+        // Nothing to try: the config says why (logged once, when it was loaded).
+        if let Some(reason) = &self.spec.unavailable {
+            self.set(ServerState::Failed(reason.as_str().into()));
+            return Err(format!("it cannot start: {reason}").into());
+        }
         if self.starts.load(Ordering::Acquire) != seen {
             // Someone else's start finished while we waited: its outcome is ours.
             return match self.state() {

@@ -77,7 +77,7 @@ fn clients(home: &Path, project: &Path) -> Vec<(&'static str, std::path::PathBuf
                 "inputs": [{"type": "promptString", "id": "api-key", "description": "API key", "password": true}],
                 "servers": {
                     "remote": {"type": "http", "url": "https://api.example.com/mcp", "headers": {"Authorization": "Bearer ${input:api-key}"}},
-                    "local": {"type": "stdio", "command": fixture, "args": ["${workspaceFolder}/data"], "env": {"DB_PASSWORD": "hunter2"}}
+                    "local": {"type": "stdio", "command": fixture, "args": ["${workspaceFolder}/data"], "env": {"DB_PASSWORD": "hunter2"}, "envFile": "${workspaceFolder}/.env"}
                 }
             }),
         ),

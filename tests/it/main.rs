@@ -22,4 +22,5 @@ mod readme;
 mod remote;
 mod shell;
 mod supervision;
+mod variables;
 mod wire;
