@@ -15,7 +15,7 @@ use indexmap::IndexMap;
 use rmcp::model::{MetaObject, Tool};
 
 use crate::{
-    catalog_cache::{CacheFile, CatalogCache, Identity},
+    catalog_cache::{CacheFile, CatalogCache, Identity, Offer},
     children::ListedTool,
     config::{ServerSpec, ToolFilter, ToolOverride},
 };
@@ -158,11 +158,14 @@ impl ServerCatalog {
 
     /// Takes the persisted list of a server that has not started, unless there is none; true
     /// when the catalog holds a list now.
-    pub(crate) fn recall(&self) -> bool {
+    /// `offer` is what toolshelf offers the server now: only a list it gave to such a client
+    /// is taken.
+    pub(crate) fn recall(&self, offer: Offer) -> bool {
         if self.source() != Source::None {
             return true;
         }
-        let Some(remembered) = self.file.as_ref().and_then(|file| file.read(&self.server)) else {
+        let read = |file: &CacheFile| file.read(&self.server, offer);
+        let Some(remembered) = self.file.as_ref().and_then(read) else {
             return false;
         };
         *self

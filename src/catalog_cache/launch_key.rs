@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 use crate::config::{Endpoint, RemoteTransport, ServerSpec};
 
 /// Bumped when what the key covers changes, so old files miss instead of matching wrongly.
-const KEY_VERSION: &[u8] = b"toolshelf-catalog-1";
+const KEY_VERSION: &[u8] = b"toolshelf-catalog-2";
 
 /// 32 hex digits naming `spec`'s catalog file.
 pub(super) fn of(spec: &ServerSpec) -> String {

@@ -4,6 +4,12 @@
 //! by a hash of the server's launch spec (`launch_key`): a changed command, argument, variable
 //! or URL misses by construction. Files are owner-only and replaced whole; one that does not
 //! read is ignored with a warning and written again after the next start.
+//!
+//! A server may list other tools to a client that offers sampling, elicitation or roots
+//! (server-everything adds tools for the first two), so a list is kept per set of capabilities
+//! toolshelf offered the server (`Offer`, a suffix of the file's name): an agent is answered
+//! from the list a server gave to the same kind of client, and a change is drift only between
+//! two lists of one kind.
 
 mod launch_key;
 
@@ -23,6 +29,10 @@ use crate::{
 
 /// The version of the files' layout; a file of another version is not read.
 const FORMAT: u32 = 1;
+
+/// A catalog file neither read nor written for this long is removed: toolshelf cannot know
+/// which configs still name its server, and a server in use is read or written far more often.
+pub const STALE_AFTER: Duration = Duration::from_secs(30 * 24 * 60 * 60);
 
 /// The folder of catalog files (`$XDG_CACHE_HOME/toolshelf/catalog` on Linux,
 /// `~/Library/Caches/toolshelf/catalog` on macOS).
@@ -48,7 +58,15 @@ impl CatalogCache {
             return None;
         }
         match folder() {
-            Ok(folder) => Some(Arc::new(CatalogCache { folder })),
+            Ok(folder) => {
+                static SWEPT: AtomicBool = AtomicBool::new(false);
+                if !SWEPT.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                    // Once per process, off the runtime's one thread.
+                    let stale = folder.clone();
+                    std::thread::spawn(move || sweep(&stale, SystemTime::now()));
+                }
+                Some(Arc::new(CatalogCache { folder }))
+            }
             Err(error) => {
                 if !WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
                     tracing::warn!(%error, "the catalog is not persisted: every open starts its servers");
@@ -58,18 +76,53 @@ impl CatalogCache {
         }
     }
 
-    /// The file of `spec`'s catalog.
+    /// The files of `spec`'s catalog.
     pub(crate) fn file(&self, spec: &ServerSpec) -> CacheFile {
         CacheFile {
-            path: self.folder.join(format!("{}.json", launch_key::of(spec))),
+            stem: self.folder.join(launch_key::of(spec)),
         }
     }
 }
 
-/// One server's catalog file.
+/// The client capabilities toolshelf offered a server when it listed its tools.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Offer {
+    sampling: bool,
+    elicitation: bool,
+    roots: bool,
+}
+
+impl Offer {
+    pub(crate) fn of(offered: &rmcp::model::ClientCapabilities) -> Self {
+        Self {
+            sampling: offered.sampling.is_some(),
+            elicitation: offered.elicitation.is_some(),
+            roots: offered.roots.is_some(),
+        }
+    }
+
+    /// The file name's part for this offer: none for no capability, else `-` and a letter each.
+    fn suffix(self) -> String {
+        let letters: String = [
+            (self.elicitation, 'e'),
+            (self.roots, 'r'),
+            (self.sampling, 's'),
+        ]
+        .into_iter()
+        .filter_map(|(offered, letter)| offered.then_some(letter))
+        .collect();
+        match letters.is_empty() {
+            true => letters,
+            false => format!("-{letters}"),
+        }
+    }
+}
+
+/// One server's catalog files, one per `Offer`.
 #[derive(Debug)]
 pub(crate) struct CacheFile {
-    path: PathBuf,
+    /// The folder and the launch key; the offer's suffix and `.json` follow.
+    stem: PathBuf,
 }
 
 /// A server's tools as it last listed them, read back.
@@ -88,18 +141,25 @@ pub(crate) struct Identity<'a> {
     pub server_info: Option<&'a rmcp::model::Implementation>,
     pub capabilities: Option<&'a rmcp::model::ServerCapabilities>,
     pub protocol_version: Option<&'a str>,
+    /// What toolshelf offered the server.
+    pub offer: Offer,
 }
 
 impl<'a> Identity<'a> {
-    /// From the server's answer to `initialize` (or `server/discover`), if the session has it.
-    pub(crate) fn of(answer: Option<&'a rmcp::model::ServerPeerInfo>) -> Self {
+    /// From the server's answer to `initialize` (or `server/discover`), if the session has it,
+    /// to toolshelf's `offer`.
+    pub(crate) fn of(answer: Option<&'a rmcp::model::ServerPeerInfo>, offer: Offer) -> Self {
         match answer {
             Some(answer) => Identity {
                 server_info: answer.server_info.as_ref(),
                 capabilities: Some(&answer.capabilities),
                 protocol_version: Some(answer.protocol_version.as_str()),
+                offer,
             },
-            None => Identity::default(),
+            None => Identity {
+                offer,
+                ..Identity::default()
+            },
         }
     }
 }
@@ -125,28 +185,48 @@ struct Written {
 impl CacheFile {
     /// The remembered catalog; `None` when there is none. A file that does not read is
     /// reported (with the fix) and treated as absent.
-    pub(crate) fn read(&self, server: &str) -> Option<Remembered> {
-        let text = match std::fs::read(&self.path) {
+    fn path(&self, offer: Offer) -> PathBuf {
+        let mut name = self.stem.file_name().unwrap_or_default().to_owned();
+        name.push(format!("{}.json", offer.suffix()));
+        self.stem.with_file_name(name)
+    }
+
+    /// The list the server gave when offered `offer`, if it was kept.
+    pub(crate) fn read(&self, server: &str, offer: Offer) -> Option<Remembered> {
+        let path = self.path(offer);
+        let text = match std::fs::read(&path) {
             Ok(text) => text,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return None,
             Err(error) => {
-                self.unusable(server, &error.to_string());
+                unusable(server, &path, &error.to_string());
                 return None;
             }
         };
         match decode(&text) {
-            Ok(remembered) => Some(remembered),
+            Ok(remembered) => {
+                // Read counts as use: the sweep keeps what is read.
+                let touched = std::fs::File::options()
+                    .write(true)
+                    .open(&path)
+                    .and_then(|file| file.set_modified(SystemTime::now()));
+                if let Err(error) = touched {
+                    tracing::debug!(%server, %error, "the catalog file's time was not updated");
+                }
+                Some(remembered)
+            }
             Err(error) => {
-                self.unusable(server, &error);
+                unusable(server, &path, &error);
                 None
             }
         }
     }
+}
 
-    fn unusable(&self, server: &str, error: &str) {
-        tracing::warn!(%server, file = %self.path.display(), %error, "the remembered catalog does not read; ignored (it is written again when the server starts; `toolshelf cache clear` removes every catalog file)");
-    }
+fn unusable(server: &str, path: &Path, error: &str) {
+    tracing::warn!(%server, file = %path.display(), %error, "the remembered catalog does not read; ignored (it is written again when the server starts; `toolshelf cache clear` removes every catalog file)");
+}
 
+impl CacheFile {
     /// Keeps `tools`, as `server` listed them now.
     pub(crate) fn write(&self, server: &str, identity: &Identity<'_>, tools: &[ListedTool]) {
         let listed_at = SystemTime::now()
@@ -177,7 +257,7 @@ impl CacheFile {
                 return;
             }
         };
-        if let Err(error) = crate::private_file::write(&self.path, &text) {
+        if let Err(error) = crate::private_file::write(&self.path(identity.offer), &text) {
             tracing::warn!(%server, %error, "the catalog was not persisted");
         }
     }
@@ -210,6 +290,32 @@ fn decode(text: &[u8]) -> Result<Remembered, String> {
 
 /// Removes every file toolshelf wrote in the catalog folder (and the folder, once empty); how
 /// many files went.
+/// Removes the catalog files of `folder` last read or written `STALE_AFTER` before `now`; how
+/// many it removed.
+fn sweep(folder: &Path, now: SystemTime) -> usize {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let stale = path
+            .extension()
+            .is_some_and(|extension| extension == "json")
+            && entry
+                .metadata()
+                .and_then(|metadata| metadata.modified())
+                .is_ok_and(|modified| modified + STALE_AFTER < now);
+        if stale && std::fs::remove_file(&path).is_ok() {
+            removed += 1;
+        }
+    }
+    if removed > 0 {
+        tracing::debug!(removed, folder = %folder.display(), "stale catalog files removed");
+    }
+    removed
+}
+
 pub fn clear() -> Result<(PathBuf, usize), String> {
     let folder = folder()?;
     let removed = clear_folder(&folder)?;
@@ -261,18 +367,25 @@ mod tests {
     fn a_written_catalog_reads_back_with_execution_and_capabilities() {
         let dir = tempfile::tempdir().expect("temp dir");
         let file = CacheFile {
-            path: dir.path().join("k.json"),
+            stem: dir.path().join("k"),
         };
         let capabilities = rmcp::model::ServerCapabilities::builder()
             .enable_prompts()
+            .build();
+        let offered = rmcp::model::ClientCapabilities::builder()
+            .enable_sampling()
             .build();
         let identity = Identity {
             server_info: None,
             capabilities: Some(&capabilities),
             protocol_version: Some("2025-11-25"),
+            offer: Offer::of(&offered),
         };
         file.write("fs", &identity, &[tool("a"), tool("b")]);
-        let read = file.read("fs").expect("remembered");
+        assert!(dir.path().join("k-s.json").exists());
+        // A list given to a client that offered something else is not this offer's.
+        assert!(file.read("fs", Offer::default()).is_none());
+        let read = file.read("fs", Offer::of(&offered)).expect("remembered");
         let names: Vec<&str> = read.tools.iter().map(|tool| &*tool.tool.name).collect();
         assert_eq!(names, ["a", "b"]);
         assert_eq!(
@@ -284,21 +397,56 @@ mod tests {
     }
 
     #[test]
+    fn files_unused_past_the_limit_are_swept_and_a_read_counts_as_use() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let old = SystemTime::now() - STALE_AFTER - Duration::from_secs(60);
+        let file = CacheFile {
+            stem: dir.path().join("read"),
+        };
+        file.write("fs", &Identity::default(), &[tool("a")]);
+        for name in ["read.json", "stale.json", "notes.txt"] {
+            let path = dir.path().join(name);
+            if !path.exists() {
+                std::fs::write(&path, b"{}").expect("write");
+            }
+            std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .and_then(|opened| opened.set_modified(old))
+                .expect("age the file");
+        }
+        std::fs::write(dir.path().join("fresh.json"), b"{}").expect("write");
+        assert!(file.read("fs", Offer::default()).is_some());
+        assert_eq!(sweep(dir.path(), SystemTime::now()), 1);
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .expect("folder")
+            .flatten()
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["fresh.json", "notes.txt", "read.json"]);
+    }
+
+    #[test]
     fn a_file_that_does_not_read_is_absent_and_clear_removes_only_catalog_files() {
         let dir = tempfile::tempdir().expect("temp dir");
         let folder = dir.path().join("catalog");
         std::fs::create_dir(&folder).expect("folder");
         let file = CacheFile {
-            path: folder.join("k.json"),
+            stem: folder.join("k"),
         };
-        std::fs::write(&file.path, b"{\"format\": 1, \"tools\": [").expect("write");
-        assert!(file.read("fs").is_none());
+        let path = folder.join("k.json");
+        std::fs::write(&path, b"{\"format\": 1, \"tools\": [").expect("write");
+        assert!(file.read("fs", Offer::default()).is_none());
         std::fs::write(
-            &file.path,
+            &path,
             br#"{"format": 9, "server": "fs", "listedAt": 0, "tools": []}"#,
         )
         .expect("write");
-        assert!(file.read("fs").is_none(), "another format is not read");
+        assert!(
+            file.read("fs", Offer::default()).is_none(),
+            "another format is not read"
+        );
         std::fs::write(folder.join("notes.txt"), b"mine").expect("write");
         assert_eq!(clear_folder(&folder).expect("cleared"), 1);
         assert!(folder.join("notes.txt").exists(), "not toolshelf's: kept");

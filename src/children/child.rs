@@ -38,8 +38,12 @@ use super::{
     tool_result::ToolResultJson,
 };
 use crate::{
-    call_meta::ForwardedMeta, catalog::ServerCatalog, catalog_cache::Identity, config::ServerSpec,
-    error::DownstreamKind, json_lines::LineWriter,
+    call_meta::ForwardedMeta,
+    catalog::ServerCatalog,
+    catalog_cache::{Identity, Offer},
+    config::ServerSpec,
+    error::DownstreamKind,
+    json_lines::LineWriter,
 };
 
 /// The most pages of one list read from a child.
@@ -338,7 +342,8 @@ impl Child {
         };
         let startup = began.elapsed();
         let answer = session.peer().peer_info();
-        catalog.replace(tools, &Identity::of(answer.as_deref()));
+        let offer = Offer::of(&launch.agent.child_capabilities());
+        catalog.replace(tools, &Identity::of(answer.as_deref(), offer));
         if era == Era::Legacy
             && let Some(level) = launch.agent.log_level()
         {

@@ -40,6 +40,7 @@ use crate::{
     agent_route::AgentRoute,
     agent_tasks,
     catalog::ServerCatalog,
+    catalog_cache::Offer,
     json_lines::LineWriter,
 };
 
@@ -200,9 +201,15 @@ impl ClientHandler for ChildClient {
                 Ok(tools) => {
                     tracing::debug!(tools = tools.len(), "tool list changed; catalog refreshed");
                     let answer = context.peer.peer_info();
-                    let identity = crate::catalog_cache::Identity::of(answer.as_deref());
+                    let offer = Offer::of(&self.agent.child_capabilities());
+                    let identity = crate::catalog_cache::Identity::of(answer.as_deref(), offer);
+                    let before = self.catalog.tools();
                     self.catalog.replace(tools, &identity);
-                    self.agent.tool_list_changed().await;
+                    // Servers announce changes that change nothing (server-everything, five
+                    // times as it starts): the agent hears of one only when its list differs.
+                    if crate::catalog::changes(&before, &self.catalog.tools()).is_some() {
+                        self.agent.tool_list_changed().await;
+                    }
                 }
                 Err(error) if self.stopping.load(Ordering::Acquire) => {
                     tracing::debug!(%error, "tool list changed while the server stopped");

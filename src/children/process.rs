@@ -135,9 +135,7 @@ impl Process {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        if let Some(cwd) = &spec.cwd {
-            command.current_dir(cwd);
-        }
+        command.current_dir(spec.cwd.as_ref().unwrap_or(&spec.config_dir));
         die_with_parent(&mut command);
         let mut wrapped = CommandWrap::from(command);
         wrapped.wrap(ProcessGroup::leader()).wrap(KillOnDrop);

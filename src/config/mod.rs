@@ -161,7 +161,12 @@ pub struct LocalServer {
     pub args: Vec<String>,
     /// Secret as far as toolshelf knows: never logged, never shown to the agent.
     pub env: Vec<(String, String)>,
+    /// The working folder the config names, if it names one.
     pub cwd: Option<PathBuf>,
+    /// Where the child runs without a `cwd`: the config file's folder (a client starts
+    /// toolshelf wherever it likes). Not part of the catalog's launch key, as toolshelf's own
+    /// folder was not.
+    pub config_dir: PathBuf,
     /// Names and `PREFIX*` patterns of toolshelf's variables the child also gets.
     pub env_passthrough: Vec<String>,
     /// The child gets toolshelf's whole environment.
@@ -252,6 +257,7 @@ impl fmt::Debug for LocalServer {
             .field("args", &self.args)
             .field("env_keys", &env_keys)
             .field("cwd", &self.cwd)
+            .field("config_dir", &self.config_dir)
             .field("env_passthrough", &self.env_passthrough)
             .field("inherit_env", &self.inherit_env)
             .finish()

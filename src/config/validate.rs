@@ -496,6 +496,7 @@ fn build_endpoint(
             args: Vec::new(),
             env: Vec::new(),
             cwd: None,
+            config_dir: base_dir.to_owned(),
             env_passthrough: Vec::new(),
             inherit_env: false,
         })
@@ -583,17 +584,15 @@ fn build_endpoint(
         // paths start at the config file's folder: the child runs there unless `cwd` says
         // otherwise, and a relative program path (`./run.sh`, `bin/server`) is found from the
         // child's folder.
-        let base = std::path::absolute(base_dir).unwrap_or_else(|_| base_dir.to_owned());
-        let cwd = match server.cwd.as_deref() {
-            Some(cwd) => {
-                base.join(expand_at(cwd, format!("{path}.cwd"), problems).unwrap_or_default())
-            }
-            None => base,
-        };
+        let config_dir = std::path::absolute(base_dir).unwrap_or_else(|_| base_dir.to_owned());
+        let cwd = server.cwd.as_deref().map(|cwd| {
+            config_dir.join(expand_at(cwd, format!("{path}.cwd"), problems).unwrap_or_default())
+        });
         let command = command.map(|command| {
             let program = Path::new(&command);
             if program.is_relative() && command.contains('/') {
-                cwd.join(program).to_string_lossy().into_owned()
+                let folder = cwd.as_ref().unwrap_or(&config_dir);
+                folder.join(program).to_string_lossy().into_owned()
             } else {
                 command
             }
@@ -617,7 +616,8 @@ fn build_endpoint(
             command: command.unwrap_or_default(),
             args,
             env,
-            cwd: Some(cwd),
+            cwd,
+            config_dir,
             env_passthrough: server.env_passthrough.clone(),
             inherit_env: server.inherit_env,
         });

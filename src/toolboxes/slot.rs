@@ -13,6 +13,7 @@ use std::{
 use super::backoff::Backoff;
 use crate::{
     catalog::{ServerCatalog, Source},
+    catalog_cache::Offer,
     children::{Child, Launch},
     config::ServerSpec,
 };
@@ -141,7 +142,9 @@ impl ServerSlot {
     pub(crate) fn recall(&self) -> bool {
         self.spec.unavailable.is_none()
             && matches!(self.state(), ServerState::NotStarted)
-            && self.catalog.recall()
+            && self
+                .catalog
+                .recall(Offer::of(&self.launch.agent.child_capabilities()))
     }
 
     /// Starts the server behind the caller's back, once the answer at hand has gone out, unless

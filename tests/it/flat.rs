@@ -323,6 +323,26 @@ async fn flat_mode_lists_routes_and_answers_with_seed_000s_errors() {
     })
     .await;
     assert!(names.contains(&"fs:first_extra".to_owned()));
+
+    // A child's announcement that changes nothing does not reach the agent: after one such and
+    // one real change, the agent has heard of exactly one.
+    let before = flat.changes.load(Ordering::SeqCst);
+    flat.call("fs:notify_list_changed", json!({}))
+        .await
+        .expect("a result");
+    std::fs::write(&extra, "first_extra\n").expect("write");
+    flat.call("fs:notify_list_changed", json!({}))
+        .await
+        .expect("a result");
+    eventually("the removal is listed", || async {
+        (!flat.names().await.contains(&"fs:second_extra".to_owned())).then_some(())
+    })
+    .await;
+    eventually("the change is passed on", || async {
+        (flat.changes.load(Ordering::SeqCst) > before).then_some(())
+    })
+    .await;
+    assert_eq!(flat.changes.load(Ordering::SeqCst), before + 1);
 }
 
 #[tokio::test]

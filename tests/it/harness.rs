@@ -464,10 +464,21 @@ impl RawClient {
 
     /// As `spawn`, with the server's stderr going to `log`.
     pub async fn spawn_logged(
+        command: tokio::process::Command,
+        dir: Option<tempfile::TempDir>,
+        version: &str,
+        log: Stdio,
+    ) -> Self {
+        Self::spawn_declaring(command, dir, version, log, json!({})).await
+    }
+
+    /// As `spawn_logged`, the client declaring `capabilities`.
+    pub async fn spawn_declaring(
         mut command: tokio::process::Command,
         dir: Option<tempfile::TempDir>,
         version: &str,
         log: Stdio,
+        capabilities: Value,
     ) -> Self {
         use tokio::io::AsyncBufReadExt;
         let mut process = command
@@ -485,7 +496,7 @@ impl RawClient {
             lines: tokio::io::BufReader::new(stdout).lines(),
             _dir: dir,
         };
-        let init = json!({"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}});
+        let init = json!({"protocolVersion": version, "capabilities": capabilities, "clientInfo": {"name": "raw", "version": "0"}});
         client.request(0, "initialize", init).await;
         client
             .send_line(
