@@ -373,7 +373,7 @@ mod tests {
             .enable_prompts()
             .build();
         let offered = rmcp::model::ClientCapabilities::builder()
-            .enable_sampling()
+            .enable_elicitation()
             .build();
         let identity = Identity {
             server_info: None,
@@ -382,7 +382,7 @@ mod tests {
             offer: Offer::of(&offered),
         };
         file.write("fs", &identity, &[tool("a"), tool("b")]);
-        assert!(dir.path().join("k-s.json").exists());
+        assert!(dir.path().join("k-e.json").exists());
         // A list given to a client that offered something else is not this offer's.
         assert!(file.read("fs", Offer::default()).is_none());
         let read = file.read("fs", Offer::of(&offered)).expect("remembered");
