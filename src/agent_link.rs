@@ -14,7 +14,7 @@
 )]
 
 use std::sync::{
-    Mutex, OnceLock,
+    Arc, Mutex, OnceLock,
     atomic::{AtomicBool, Ordering},
 };
 
@@ -23,10 +23,10 @@ use rmcp::{
     model::{
         ClientCapabilities, ClientResult, CreateMessageResult, CustomNotification, ElicitResult,
         ErrorCode, GetMeta, InputRequest, ListRootsResult, LoggingLevel,
-        LoggingMessageNotificationParam, ResourceUpdatedNotificationParam, ServerNotification,
-        ServerRequest,
+        LoggingMessageNotificationParam, ResourceUpdatedNotification,
+        ResourceUpdatedNotificationParam, ServerNotification, ServerRequest,
     },
-    service::{PeerRequestOptions, ServiceError},
+    service::{PeerRequestOptions, ServiceError, SubscriptionSendError, SubscriptionSink},
 };
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -53,6 +53,25 @@ pub(crate) struct AgentLink {
     lists_children: AtomicBool,
     /// The resource URIs the agent subscribed to: their updates reach it.
     subscriptions: Mutex<std::collections::HashSet<String>>,
+    /// The agent's `subscriptions/listen` streams (2026-07-28): each gets the changes its
+    /// filter accepted.
+    listeners: Mutex<Vec<SubscriptionSink>>,
+}
+
+/// One `subscriptions/listen` stream, registered until this is dropped.
+pub(crate) struct Listening {
+    link: Arc<AgentLink>,
+    id: rmcp::model::RequestId,
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        self.link
+            .listeners
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .retain(|sink| *sink.id() != self.id);
+    }
 }
 
 /// A request a child relays to the agent.
@@ -288,6 +307,10 @@ impl AgentLink {
         if !self.lists_children.load(Ordering::Acquire) {
             return;
         }
+        self.to_listeners(ServerNotification::ToolListChangedNotification(
+            Default::default(),
+        ))
+        .await;
         if let Some(peer) = self.peer.get()
             && let Err(error) = peer.notify_tool_list_changed().await
         {
@@ -308,8 +331,42 @@ impl AgentLink {
         }
     }
 
+    /// Registers a `subscriptions/listen` stream until the returned guard drops.
+    pub(crate) fn listen(self: &Arc<Self>, sink: SubscriptionSink) -> Listening {
+        let id = sink.id().clone();
+        self.listeners
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .push(sink);
+        Listening {
+            link: self.clone(),
+            id,
+        }
+    }
+
+    /// `notification` on every listen stream whose filter accepts it (the sink checks).
+    async fn to_listeners(&self, notification: ServerNotification) {
+        let sinks = self
+            .listeners
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .clone();
+        for sink in sinks {
+            match sink.send(notification.clone()).await {
+                Ok(()) | Err(SubscriptionSendError::NotificationNotAccepted(_)) => {}
+                Err(error) => {
+                    tracing::debug!(%error, "a change did not reach a subscriptions/listen stream");
+                }
+            }
+        }
+    }
+
     /// A child's resource changed: the agent hears so if it subscribed to it.
     pub(crate) async fn resource_updated(&self, params: ResourceUpdatedNotificationParam) {
+        self.to_listeners(ServerNotification::ResourceUpdatedNotification(
+            ResourceUpdatedNotification::new(params.clone()),
+        ))
+        .await;
         let subscribed = self
             .subscriptions
             .lock()
@@ -324,6 +381,12 @@ impl AgentLink {
 
     /// A child's prompts or resources changed: the agent, which sees them, hears so.
     pub(crate) async fn offers_changed(&self, prompts: bool) {
+        self.to_listeners(if prompts {
+            ServerNotification::PromptListChangedNotification(Default::default())
+        } else {
+            ServerNotification::ResourceListChangedNotification(Default::default())
+        })
+        .await;
         let Some(peer) = self.peer.get() else { return };
         let sent = if prompts {
             peer.notify_prompt_list_changed().await

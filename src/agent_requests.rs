@@ -134,6 +134,14 @@ impl AgentRequests {
         Some(id)
     }
 
+    /// The agent's id of rmcp's request `internal`, while it is in flight.
+    pub(crate) fn rmcp_request(&self, internal: &RequestId) -> Option<AgentId> {
+        let NumberOrString::Number(internal) = internal else {
+            return None;
+        };
+        self.lock().by_rmcp.get(internal).cloned()
+    }
+
     /// The agent cancelled request `id`: it frees its id and gets no answer.
     pub(crate) fn cancel(&self, id: &AgentId) -> Cancelled {
         let mut table = self.lock();

@@ -218,6 +218,9 @@ impl Router {
     }
 }
 
+/// The `_meta` key naming the `subscriptions/listen` request a notification belongs to.
+const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
 /// The methods of MCP requests a client may send: a request for one of these that rmcp can
 /// only read as a custom request has params that do not fit, -32602 rather than -32601.
 const CLIENT_METHODS: &[&str] = &[
@@ -376,9 +379,37 @@ impl Router {
                 };
                 agent_message::error_data_line(id.as_ref(), &error.error)
             }
+            ServerJsonRpcMessage::Notification(_) => return Some(self.notification_line(item)),
             _ => return Some(json_lines::encode(item)),
         };
         Some(line.map_err(std::io::Error::other))
+    }
+
+    /// A notification as a line. Those of a `subscriptions/listen` stream name its request in
+    /// their `_meta`, by rmcp's id: the agent gets its own.
+    fn notification_line(&self, item: &ServerJsonRpcMessage) -> std::io::Result<Vec<u8>> {
+        let line = json_lines::encode(item)?;
+        if !line
+            .windows(SUBSCRIPTION_ID.len())
+            .any(|window| window == SUBSCRIPTION_ID.as_bytes())
+        {
+            return Ok(line);
+        }
+        let mut message: serde_json::Value =
+            serde_json::from_slice(&line).map_err(std::io::Error::other)?;
+        let named = message
+            .pointer_mut("/params/_meta")
+            .and_then(|meta| meta.get_mut(SUBSCRIPTION_ID));
+        if let Some(named) = named
+            && let Ok(internal) = serde_json::from_value::<RequestId>(named.clone())
+            && let Some(id) = self.requests.rmcp_request(&internal)
+            && let Ok(agent) = serde_json::from_str(id.json())
+        {
+            *named = agent;
+        }
+        let mut line = serde_json::to_vec(&message).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        Ok(line)
     }
 
     fn agent_id(&self, internal: &RequestId) -> Option<AgentId> {

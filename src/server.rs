@@ -6,6 +6,8 @@
     reason = "SEP-2577 deprecates logging and roots; revisions before 2026-07-28 have them"
 )]
 
+mod listen;
+
 use std::{future::Future, sync::Arc};
 
 use futures::future::join_all;
@@ -18,10 +20,10 @@ use rmcp::{
         JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
         ListToolsResult, LoggingLevel, PaginatedRequestParams, PromptsCapability, ProtocolVersion,
         ReadResourceRequestParams, ReadResourceResponse, ResourcesCapability, ServerCapabilities,
-        ServerConfig, SetLevelRequestParams, SubscribeRequestParams, UnsubscribeRequestParams,
-        UpdateTaskParams,
+        ServerConfig, SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter,
+        UnsubscribeRequestParams, UpdateTaskParams,
     },
-    service::{NotificationContext, RequestContext, ServerInitializeError},
+    service::{NotificationContext, RequestContext, ServerInitializeError, SubscriptionContext},
 };
 use serde_json::{Value, value::RawValue};
 use tokio_util::sync::CancellationToken;
@@ -413,6 +415,17 @@ impl Toolshelf {
 impl ServerHandler for Toolshelf {
     fn get_info(&self) -> ServerConfig {
         (*self.inner.info).clone()
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(self.listen_filter(requested))
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        Box::pin(self.listen_for(context)).await
     }
 
     async fn initialize(

@@ -375,6 +375,17 @@ impl ServerHandler for HttpSession {
         self.shelf().subscribe(request, context).await
     }
 
+    fn accepted_subscription_filter(
+        &self,
+        requested: &rmcp::model::SubscriptionFilter,
+    ) -> Option<rmcp::model::SubscriptionFilter> {
+        self.shelf().accepted_subscription_filter(requested)
+    }
+
+    async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), McpError> {
+        self.shelf().listen(context).await
+    }
+
     async fn unsubscribe(
         &self,
         request: UnsubscribeRequestParams,

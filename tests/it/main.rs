@@ -21,6 +21,7 @@ mod persisted_catalog;
 mod readme;
 mod remote;
 mod shell;
+mod subscriptions;
 mod supervision;
 mod variables;
 mod wire;
