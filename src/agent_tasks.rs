@@ -203,6 +203,7 @@ impl AgentTasks {
             .is_some_and(terminal)
         {
             route.hold = None;
+            route.child.task_ended(child_task);
         }
         let renamed = with_task_ids(&params.to_string(), |id| {
             (id == child_task).then(|| handle.clone())
@@ -266,6 +267,7 @@ impl AgentTasks {
         let ended = method == Method::Result || task_ended(answer.get());
         if ended && let Some(route) = self.routes().by_handle.get_mut(handle) {
             route.hold = None;
+            route.child.task_ended(&route.child_task);
         }
         with_task_ids(answer.get(), |id| {
             (id == route.child_task).then(|| handle.to_owned())

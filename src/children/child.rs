@@ -446,6 +446,12 @@ impl Child {
         CallGuard { child: self }
     }
 
+    /// The child's task `child_task` reached a terminal status: its progress stops reaching
+    /// the agent.
+    pub(crate) fn task_ended(&self, child_task: &str) {
+        self.calls.task_ended(child_task);
+    }
+
     /// Holds the child while a task of the agent may still run on it.
     pub(crate) fn hold(self: &Arc<Self>) -> TaskHold {
         self.in_flight.fetch_add(1, Ordering::SeqCst);
@@ -494,6 +500,9 @@ impl Child {
                 return Err(self.explain_death().await);
             };
             let hop = self.client.hop();
+            if task.is_some() && hop.is_none() {
+                self.calls.expect_task(ticket.id);
+            }
             let call = CallRequest {
                 name,
                 arguments,

@@ -16,6 +16,7 @@ mod link;
 mod process;
 mod registry;
 mod remote;
+mod task_progress;
 mod tool_calls;
 mod tool_list;
 mod tool_result;

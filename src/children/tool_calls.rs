@@ -6,7 +6,8 @@
 //!
 //! Progress uses the call's id as its token. The transport handles it in the same read loop as
 //! responses, so progress is forwarded in the order the child sent it and never after the call
-//! answered: answering removes the call, and with it the route.
+//! answered: answering removes the call, and with it the route (unless the answer created a
+//! task, whose progress may go on: `task_progress`).
 
 use std::{
     collections::HashMap,
@@ -14,6 +15,7 @@ use std::{
     time::Instant,
 };
 
+use super::task_progress::KeptProgress;
 use rmcp::{
     Peer, RoleServer,
     model::{JsonObject, ProgressNotificationParam, ProgressToken},
@@ -141,6 +143,8 @@ struct Waiting {
     progress: Option<ProgressTarget>,
     /// The last progress forwarded (only increasing progress is).
     last_progress: f64,
+    /// A task-augmented call: its progress route outlives its answer if a task was created.
+    task: bool,
     /// When the call started or last reported progress; the call timeout counts from here.
     last_activity: Instant,
 }
@@ -153,6 +157,8 @@ struct State {
     closed: bool,
     /// Requests of the child that the agent is answering: no call times out meanwhile.
     pauses: usize,
+    /// The progress routes of tasks whose calls were answered.
+    kept: KeptProgress,
 }
 
 /// While it lives, the child's calls do not time out; when it drops, each gets its whole
@@ -219,6 +225,7 @@ impl ToolCalls {
                 caller,
                 progress,
                 last_progress: f64::NEG_INFINITY,
+                task: false,
                 last_activity: Instant::now(),
             },
         );
@@ -269,7 +276,19 @@ impl ToolCalls {
 
     /// Delivers the answer to call `id`, if it is still waiting.
     pub(crate) fn answer(&self, id: i64, answer: Answer) {
-        let waiting = self.state().waiting.remove(&id);
+        let mut state = self.state();
+        let waiting = state.waiting.remove(&id);
+        if let Some(Waiting {
+            task: true,
+            progress: Some(target),
+            last_progress,
+            ..
+        }) = &waiting
+            && let Answer::Result(result) = &answer
+        {
+            state.kept.keep(id, target.clone(), *last_progress, result);
+        }
+        drop(state);
         match waiting {
             Some(call) => {
                 let _ = call.answer.send(answer);
@@ -283,16 +302,22 @@ impl ToolCalls {
     pub(crate) fn progress(&self, id: i64, params: &ChildProgress<'_>) -> Option<()> {
         let progress: f64 = params.progress.get().parse().ok()?;
         let mut state = self.state();
-        let call = state.waiting.get_mut(&id)?;
-        call.last_activity = Instant::now();
-        let target = call.progress.as_ref()?;
-        if progress <= call.last_progress {
+        let (target, last_progress) = match state.waiting.contains_key(&id) {
+            true => {
+                let call = state.waiting.get_mut(&id)?;
+                call.last_activity = Instant::now();
+                (call.progress.as_ref()?, &mut call.last_progress)
+            }
+            // A task-augmented call answered already: its task may still report progress.
+            false => state.kept.route(id)?,
+        };
+        if progress <= *last_progress {
             return Some(());
         }
         let Some(token) = target.token.get() else {
             return Some(()); // between rounds: no request of the agent to go with
         };
-        call.last_progress = progress;
+        *last_progress = progress;
         let forwarded = progress_params(&token, params);
         match &target.out {
             ProgressOut::Lines(out) => {
@@ -314,6 +339,19 @@ impl ToolCalls {
             }
         }
         Some(())
+    }
+
+    /// Call `id` is task-augmented: if the child answers it with a created task, the call's
+    /// progress keeps reaching the agent until the task ends.
+    pub(crate) fn expect_task(&self, id: i64) {
+        if let Some(call) = self.state().waiting.get_mut(&id) {
+            call.task = true;
+        }
+    }
+
+    /// The child's task `child_task` reached a terminal status: its progress route goes.
+    pub(crate) fn task_ended(&self, child_task: &str) {
+        self.state().kept.ended(child_task);
     }
 
     /// The connection ended: every waiting call fails at once, and no new call is taken.
