@@ -60,7 +60,8 @@ pub enum Command {
     /// Example: `toolshelf login work/linear`, `toolshelf login --no-browser work/linear` (on a
     /// machine without a browser)
     Login(LoginArgs),
-    /// Remove the saved OAuth login of a server.
+    /// Revoke a server's OAuth tokens where its authorization server offers revocation (RFC
+    /// 7009), then remove the saved login.
     ///
     /// Example: `toolshelf logout work/linear`
     Logout(TargetArgs),

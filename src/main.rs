@@ -155,7 +155,7 @@ async fn run(command: Command) -> ExitCode {
                 return ExitCode::from(2);
             };
             let mut say = std::io::stderr().lock();
-            login_exit(toolshelf::oauth::logout(&config, &args.target, &mut say))
+            login_exit(toolshelf::oauth::logout(&config, &args.target, &mut say).await)
         }
         Command::Completions { shell } => {
             let mut script = Vec::new();

@@ -17,6 +17,7 @@ use rmcp::transport::auth::{
 
 use super::{
     callback::Callback,
+    revoke::{self, Revoked},
     store::{self, FileStore, Saved},
 };
 use crate::config::{Config, Endpoint, OAuthSettings, RemoteServer, RemoteTransport};
@@ -193,11 +194,35 @@ async fn choose_client(
 }
 
 /// Removes the saved login of `target`.
-pub fn logout(config: &Config, target: &str, say: &mut dyn Write) -> Result<(), LoginError> {
+pub async fn logout(config: &Config, target: &str, say: &mut dyn Write) -> Result<(), LoginError> {
     let (server, settings) = find(config, target)?;
     let path = store::file_of(server, settings).map_err(LoginError::Failed)?;
+    // Revoked first, so that a failure leaves the tokens where the user can try again; the
+    // file goes in any case: logging out is what the user asked for.
+    let revoked = match store::saved(&path) {
+        Ok(Some(saved)) => Some(revoke::revoke(&saved).await),
+        _ => None,
+    };
     if store::remove(&path).map_err(LoginError::Failed)? {
-        let _ = writeln!(say, "Logged out of {target}: removed {}.", path.display());
+        let at_server = match revoked {
+            Some(Revoked::Done) => "revoked the tokens at the authorization server and ",
+            Some(Revoked::NotOffered) => {
+                "the authorization server offers no revocation (RFC 7009), so its tokens stay valid there until they expire; "
+            }
+            Some(Revoked::Failed(why)) => {
+                let _ = writeln!(
+                    say,
+                    "warning: {why}; the tokens may stay valid at the server until they expire (revoke them there if you can)."
+                );
+                ""
+            }
+            Some(Revoked::NoTokens) | None => "",
+        };
+        let _ = writeln!(
+            say,
+            "Logged out of {target}: {at_server}removed {}.",
+            path.display()
+        );
     } else {
         let _ = writeln!(say, "{target} was not logged in; nothing to remove.");
     }

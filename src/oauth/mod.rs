@@ -6,6 +6,7 @@
 
 mod callback;
 mod login;
+mod revoke;
 mod store;
 
 use rmcp::transport::auth::{

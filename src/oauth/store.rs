@@ -181,6 +181,11 @@ async fn lock_file(path: &Path) -> Result<fs::File, String> {
     }
 }
 
+/// The login in the file at `path`, if there is one.
+pub(crate) fn saved(path: &Path) -> Result<Option<Saved>, String> {
+    Ok(read(path)?.map(|(saved, _)| saved))
+}
+
 /// The login in the file at `path` and when the file was written; `None` if there is none.
 fn read(path: &Path) -> Result<Option<(Saved, Option<SystemTime>)>, String> {
     let mut file = match fs::File::open(path) {

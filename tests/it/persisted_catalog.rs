@@ -86,6 +86,17 @@ fn tool_names(server: &Value) -> Vec<String> {
         .collect()
 }
 
+/// `toolshelf check` of the config at `path`, `cache` as the user's cache folder; it passes.
+fn check(cache: &Path, path: &Path) {
+    let checked = toolshelf_std()
+        .args(["check", "--config"])
+        .arg(path)
+        .env("XDG_CACHE_HOME", cache)
+        .output()
+        .expect("run check");
+    assert!(checked.status.success(), "{checked:?}");
+}
+
 fn catalog_files(cache: &Path) -> Vec<PathBuf> {
     let folder = cache.join("toolshelf").join("catalog");
     let Ok(entries) = std::fs::read_dir(folder) else {
@@ -249,13 +260,7 @@ async fn check_refreshes_a_corrupt_file_is_survived_a_changed_spec_misses_and_th
     let (dir, cache, starts, extra) = scene("");
     let config = dev_config(&starts, &extra, json!({}), &[]);
     let (_config_dir, path) = write_config(&config);
-    let checked = toolshelf_std()
-        .args(["check", "--config"])
-        .arg(&path)
-        .env("XDG_CACHE_HOME", &cache)
-        .output()
-        .expect("run check");
-    assert!(checked.status.success(), "{checked:?}");
+    check(&cache, &path);
     let files = catalog_files(&cache);
     assert_eq!(files.len(), 1, "check wrote the catalog: {files:?}");
 
@@ -377,13 +382,7 @@ async fn a_list_is_kept_per_kind_of_client_and_drift_is_only_within_one_kind() {
         json!({ "everything": npm_server("mcp-server-everything", &[]) }),
     )]);
     let (_config_dir, path) = write_config(&config);
-    let checked = toolshelf_std()
-        .args(["check", "--config"])
-        .arg(&path)
-        .env("XDG_CACHE_HOME", &cache)
-        .output()
-        .expect("run check");
-    assert!(checked.status.success(), "{checked:?}");
+    check(&cache, &path);
     assert_eq!(catalog_files(&cache).len(), 1);
 
     let capable = || async {

@@ -476,6 +476,10 @@ async fn an_oauth_server_is_logged_in_to_once_and_its_tokens_renew_by_themselves
     assert!(!logged.contains("tok-"), "{logged}");
     assert!(!opened.contains("tok-") && !answer.to_string().contains("tok-"));
 
+    // Logging out revokes the tokens at the authorization server (RFC 7009), then removes them.
+    let saved: Value =
+        serde_json::from_slice(&std::fs::read(&files[0]).expect("the login file")).expect("JSON");
+    let tokens = &saved["credentials"]["token_response"];
     let output = crate::harness::toolshelf_std()
         .args(["logout", "--config"])
         .arg(&path)
@@ -484,7 +488,30 @@ async fn an_oauth_server_is_logged_in_to_once_and_its_tokens_renew_by_themselves
         .output()
         .expect("logout");
     assert!(output.status.success(), "{output:?}");
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        said.contains("revoked the tokens at the authorization server"),
+        "{said}"
+    );
+    assert!(!said.contains("tok-"), "{said}");
     assert!(!files[0].exists(), "logout removes the tokens");
+    let revocations = reqwest::Client::new()
+        .get(format!("http://127.0.0.1:{}/revocations", server.port))
+        .send()
+        .await
+        .expect("revocations")
+        .text()
+        .await
+        .expect("a body");
+    let revocations: Value = serde_json::from_str(&revocations).expect("JSON");
+    assert_eq!(
+        revocations,
+        json!([
+            {"token": tokens["refresh_token"], "hint": "refresh_token", "client": saved["client_id"]},
+            {"token": tokens["access_token"], "hint": "access_token", "client": saved["client_id"]},
+        ]),
+        "{saved}"
+    );
     drop(dir);
 }
 

@@ -7,7 +7,9 @@ authorization server metadata (RFC 8414), registers clients dynamically (RFC 759
 indicator (RFC 8707) at `/token`, and issues access tokens that expire after LIFETIME seconds,
 with refresh tokens. `/mcp` refuses a missing, unknown or expired token with 401 and a
 `WWW-Authenticate` challenge naming the metadata. `POST /revoke` forgets every access token;
-with `?refresh=1`, every refresh token too. The tool `whoami` says which token (by its number)
+with `?refresh=1`, every refresh token too. `POST /oauth/revoke` is the token revocation
+endpoint (RFC 7009) the metadata names: it forgets the token it is given and keeps what it was
+asked, which `GET /revocations` lists (token, hint, client). The tool `whoami` says which token (by its number)
 the request carried and how many refreshes there were.
 """
 
@@ -34,6 +36,7 @@ codes: dict[str, dict] = {}
 access: dict[str, dict] = {}  # token -> {"number", "expires"}
 refresh: dict[str, str] = {}  # refresh token -> client id
 state = {"refreshes": 0, "current": 0}
+revocations: list[dict] = []
 
 server = MCPServer("oauth-protected")
 
@@ -76,6 +79,7 @@ async def authorization_server(request: Request):
         "grant_types_supported": ["authorization_code", "refresh_token"],
         "code_challenge_methods_supported": ["S256"],
         "token_endpoint_auth_methods_supported": ["none"],
+        "revocation_endpoint": f"{base}/oauth/revoke",
         "scopes_supported": ["tools"],
     })
 
@@ -123,6 +127,21 @@ async def revoke(request: Request):
     return JSONResponse({})
 
 
+async def revoke_token(request: Request):
+    form = await request.form()
+    token = form.get("token", "")
+    if not token:
+        return JSONResponse({"error": "invalid_request"}, status_code=400)
+    revocations.append({"token": token, "hint": form.get("token_type_hint"), "client": form.get("client_id")})
+    access.pop(token, None)
+    refresh.pop(token, None)
+    return JSONResponse({})
+
+
+async def list_revocations(request: Request):
+    return JSONResponse(revocations)
+
+
 routes = Starlette(routes=[
     Route("/.well-known/oauth-protected-resource/mcp", protected_resource),
     Route("/.well-known/oauth-authorization-server", authorization_server),
@@ -130,6 +149,8 @@ routes = Starlette(routes=[
     Route("/authorize", authorize),
     Route("/token", token, methods=["POST"]),
     Route("/revoke", revoke, methods=["POST"]),
+    Route("/oauth/revoke", revoke_token, methods=["POST"]),
+    Route("/revocations", list_revocations),
 ])
 
 
