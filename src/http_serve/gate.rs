@@ -149,12 +149,57 @@ pub(super) fn respond(
     response
 }
 
-/// rmcp's response, with toolshelf's text in place of a `403` that does not say which flag
-/// admits the refused `Host` or `Origin`.
+/// rmcp's response, with toolshelf's answer in place of one that leaves the client without the
+/// next step: a `403` that does not say which flag admits the refused `Host` or `Origin`, and
+/// a `415` for a body rmcp could not decode.
 async fn explained(response: Response<Body>) -> Response<Body> {
-    if response.status() != StatusCode::FORBIDDEN {
-        return response;
+    match response.status() {
+        StatusCode::FORBIDDEN => forbidden(response).await,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => undecodable(response).await,
+        _ => response,
     }
+}
+
+/// rmcp's text after this prefix is serde_json's reason.
+const UNDECODABLE: &[u8] = b"fail to deserialize request body ";
+
+/// A body rmcp could not decode as a JSON-RPC message: a JSON-RPC error (the id cannot be
+/// read) with the reason and the rules, where rmcp answers `415` with serde's text. A tool's
+/// arguments that break them on the paths toolshelf reads itself get an error result instead
+/// (`forward::i_json`); this is the rest (a client without a session, a browser's request).
+async fn undecodable(response: Response<Body>) -> Response<Body> {
+    let (parts, body) = response.into_parts();
+    let said = body
+        .collect()
+        .await
+        .map(|body| body.to_bytes())
+        .unwrap_or_default();
+    let Some(reason) = said.strip_prefix(UNDECODABLE) else {
+        return Response::from_parts(parts, Full::new(said).boxed());
+    };
+    let reason = String::from_utf8_lossy(reason);
+    let unreadable = ["number out of range", "surrogate", "recursion limit"]
+        .iter()
+        .any(|kind| reason.contains(kind));
+    let (code, message) = match unreadable {
+        true => (
+            rmcp::model::ErrorCode::PARSE_ERROR,
+            format!(
+                "Parse error: the request holds JSON that MCP servers cannot read ({reason}): numbers must be within a double's range (±1.7976931348623157e308), strings must have no lone surrogate escape, and nesting must stay under 128 levels; fix the request and send it again"
+            ),
+        ),
+        false => (
+            rmcp::model::ErrorCode::INVALID_REQUEST,
+            format!(
+                "Invalid request: the body is not a JSON-RPC message of MCP ({reason}); send one request, notification or response as a JSON object"
+            ),
+        ),
+    };
+    let line = crate::agent_message::error_line(None, code, &message);
+    respond(StatusCode::BAD_REQUEST, Some("application/json"), line)
+}
+
+async fn forbidden(response: Response<Body>) -> Response<Body> {
     let (parts, body) = response.into_parts();
     let said = body
         .collect()

@@ -22,8 +22,39 @@ async fn arguments_a_child_cannot_read_are_refused_at_once_over_http() {
             serde_json::from_str(&response.text().await.expect("a body")).expect("JSON");
         crate::wire::assert_refused(&answer, json!(id), text);
     }
-    // A call asking for progress is refused the same way (rmcp, whose path it would take, reads
-    // the arguments itself and answers 415).
+    // A request rmcp reads itself (here: from a browser's loopback origin) gets a JSON-RPC error
+    // that says why and what the rules are, where rmcp answers 415 with serde's text.
+    for (body, code, said) in [
+        (
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"use_tool","arguments":{"tool":{"toolbox":"dev","server":"fixture","name":"echo"},"arguments":{"n":1e400}}}}"#,
+            -32700,
+            "Parse error: the request holds JSON that MCP servers cannot read (number out of range",
+        ),
+        (
+            r#"{"no":"message"}"#,
+            -32600,
+            "Invalid request: the body is not a JSON-RPC message of MCP",
+        ),
+    ] {
+        let response = http()
+            .post(&session.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("origin", "http://localhost:3000")
+            .header("mcp-session-id", &session.id)
+            .body(body)
+            .send()
+            .await
+            .expect("POST");
+        assert_eq!(response.status().as_u16(), 400);
+        let answer: Value =
+            serde_json::from_str(&response.text().await.expect("a body")).expect("JSON");
+        assert_eq!(answer["error"]["code"], json!(code), "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.starts_with(said), "{message}");
+    }
+    // A call asking for progress is refused as a plain one is (rmcp, whose path it would take,
+    // reads the arguments itself).
     let body = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"progressToken":"p"},"name":"use_tool","arguments":{"tool":{"toolbox":"dev","server":"fixture","name":"echo"},"arguments":{"n":1e400}}}}"#;
     let response = RawSession::post_to(&session.url, Some(&session.id), body).await;
     assert_eq!(response.status().as_u16(), 200);
