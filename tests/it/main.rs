@@ -23,5 +23,6 @@ mod remote;
 mod shell;
 mod subscriptions;
 mod supervision;
+mod task_progress;
 mod variables;
 mod wire;
