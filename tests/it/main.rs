@@ -12,6 +12,7 @@ mod deploy;
 mod flat;
 mod forwarding;
 mod harness;
+mod hostile;
 mod http_edges;
 mod http_serve;
 mod import;
