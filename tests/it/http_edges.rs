@@ -52,6 +52,9 @@ async fn arguments_a_child_cannot_read_are_refused_at_once_over_http() {
         assert_eq!(answer["error"]["code"], json!(code), "{answer}");
         let message = answer["error"]["message"].as_str().unwrap_or_default();
         assert!(message.starts_with(said), "{message}");
+        if code == -32700 {
+            crate::readme::assert_quoted(said);
+        }
     }
     // A call asking for progress is refused as a plain one is (rmcp, whose path it would take,
     // reads the arguments itself).
@@ -235,6 +238,16 @@ async fn the_access_log_is_one_flag_away_and_holds_no_secret() {
         assert!(call.contains(field), "{field} missing in {call}");
     }
     assert!(lines.iter().any(|line| line.contains("status=401")), "{on}");
+    // The README's sample line has this line's fields, in this order.
+    let sample: Vec<String> = call[call.find("method=").unwrap_or_default()..]
+        .split_whitespace()
+        .map(|field| match field.split_once('=') {
+            Some(("session", _)) => "session=5b68c601".to_owned(),
+            Some(("micros", _)) => "micros=2206".to_owned(),
+            _ => field.to_owned(),
+        })
+        .collect();
+    crate::readme::assert_quoted(&sample.join(" "));
     for secret in ["s3cret-token", "private words", id.as_str()] {
         assert!(!on.contains(secret), "{secret} in {on}");
     }
@@ -263,5 +276,11 @@ async fn a_refused_origin_or_host_is_told_which_flag_admits_it() {
         let said = refused.text().await.expect("a body");
         assert!(said.starts_with("Forbidden: toolshelf does not"), "{said}");
         assert!(said.contains(flag), "{said}");
+        let (head, _) = said
+            .split_once(':')
+            .map(|(_, rest)| rest)
+            .and_then(|rest| rest.split_once(':'))
+            .unwrap_or_default();
+        crate::readme::assert_quoted(&format!("Forbidden:{head}:"));
     }
 }

@@ -9,6 +9,16 @@ fn readme() -> String {
     std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README")
 }
 
+/// Fails unless the README quotes `text` (line breaks and indentation aside): the tests that
+/// produce a text the README quotes call it with what toolshelf wrote.
+pub(crate) fn assert_quoted(text: &str) {
+    let collapse = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        collapse(&readme()).contains(&collapse(text)),
+        "the README no longer quotes what toolshelf writes: {text}"
+    );
+}
+
 /// `1637` as the README writes it: `1,637`.
 fn grouped(number: usize) -> String {
     let digits = number.to_string();
