@@ -22,7 +22,7 @@ use std::{
     collections::{BTreeMap, HashMap},
     future::Future,
     sync::{
-        Arc, Mutex, MutexGuard, Weak,
+        Arc, Mutex, Weak,
         atomic::{AtomicU64, Ordering},
     },
     time::Duration,
@@ -46,6 +46,7 @@ use crate::{
     children::CurrentToken,
     error::{DownstreamKind, ToolError},
     forward::CallAnswer,
+    locks,
 };
 
 /// How long a parked call waits for the agent's retry. A person may be answering; an agent
@@ -133,7 +134,7 @@ impl Drop for Round {
     fn drop(&mut self) {
         self.stop.cancel();
         if let Some(shared) = self.shared.upgrade() {
-            locked(&shared.askers).retain(|asker| asker.serial != self.serial);
+            locks::lock(&shared.askers).retain(|asker| asker.serial != self.serial);
         }
     }
 }
@@ -154,16 +155,12 @@ struct State {
 impl Shared {
     /// Takes call `serial` out of the parked ones if it is still at `parking`.
     fn unpark(&self, serial: u64, parking: u64) -> Option<Round> {
-        let mut parked = locked(&self.parked);
+        let mut parked = locks::lock(&self.parked);
         let current = parked
             .get(&serial)
             .is_some_and(|round| round.parkings == parking);
         current.then(|| parked.remove(&serial)).flatten()
     }
-}
-
-fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poison| poison.into_inner())
 }
 
 impl Default for AgentInput {
@@ -194,7 +191,7 @@ impl AgentInput {
     {
         let serial = self.shared.serial.fetch_add(1, Ordering::Relaxed) + 1;
         let (sender, events) = mpsc::unbounded_channel();
-        locked(&self.shared.askers).push(Asker {
+        locks::lock(&self.shared.askers).push(Asker {
             serial,
             origin: tool.origin(),
             capabilities,
@@ -319,7 +316,7 @@ impl AgentInput {
                 &options,
             )
             .expect("numbers encode as JSON");
-        locked(&self.shared.parked).insert(serial, round);
+        locks::lock(&self.shared.parked).insert(serial, round);
         let shared = Arc::downgrade(&self.shared);
         tokio::spawn(async move {
             tokio::time::sleep(ANSWER_WAIT).await;
@@ -346,7 +343,7 @@ impl AgentInput {
         let request = Relayed::into_input(request)?;
         let (answer, answered) = oneshot::channel();
         let sent = {
-            let askers = locked(&self.shared.askers);
+            let askers = locks::lock(&self.shared.askers);
             let mut calls = askers.iter().filter(|asker| asker.origin == origin);
             let Some(asker) = calls.find(|asker| kind.declared(&asker.capabilities)) else {
                 return Err(format!(
@@ -374,7 +371,7 @@ impl AgentInput {
     /// Passes a child's log message to the oldest call in flight to `origin` that asked for its
     /// level. `false` when none did.
     pub(crate) fn log(&self, origin: &str, message: LoggingMessageNotificationParam) -> bool {
-        let askers = locked(&self.shared.askers);
+        let askers = locks::lock(&self.shared.askers);
         let wanted = |asker: &&Asker| {
             asker.origin == origin
                 && asker

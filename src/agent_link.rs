@@ -34,6 +34,7 @@ use tokio_util::sync::CancellationToken;
 use crate::{
     agent_input::AgentInput,
     agent_tasks::{self, AgentTasks},
+    locks,
 };
 
 /// The agent's session as children see it; one per agent session.
@@ -66,11 +67,7 @@ pub(crate) struct Listening {
 
 impl Drop for Listening {
     fn drop(&mut self) {
-        self.link
-            .listeners
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .retain(|sink| *sink.id() != self.id);
+        locks::lock(&self.link.listeners).retain(|sink| *sink.id() != self.id);
     }
 }
 
@@ -175,10 +172,7 @@ impl AgentLink {
 
     /// An agent without a session (2026-07-28) made a call declaring `capabilities`.
     pub(crate) fn declare(&self, capabilities: ClientCapabilities) {
-        *self
-            .declared
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner()) = Some(capabilities);
+        *locks::lock(&self.declared) = Some(capabilities);
     }
 
     /// The tasks the agent started.
@@ -212,11 +206,7 @@ impl AgentLink {
     fn capabilities(&self) -> Option<ClientCapabilities> {
         match self.peer.get() {
             Some(peer) => Some(peer.peer_info()?.capabilities.clone()),
-            None => self
-                .declared
-                .lock()
-                .unwrap_or_else(|poison| poison.into_inner())
-                .clone(),
+            None => locks::lock(&self.declared).clone(),
         }
     }
 
@@ -320,10 +310,7 @@ impl AgentLink {
 
     /// The agent subscribed to `uri` (or unsubscribed, for `false`).
     pub(crate) fn subscribe(&self, uri: &str, subscribed: bool) {
-        let mut subscriptions = self
-            .subscriptions
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
+        let mut subscriptions = locks::lock(&self.subscriptions);
         if subscribed {
             subscriptions.insert(uri.to_owned());
         } else {
@@ -334,10 +321,7 @@ impl AgentLink {
     /// Registers a `subscriptions/listen` stream until the returned guard drops.
     pub(crate) fn listen(self: &Arc<Self>, sink: SubscriptionSink) -> Listening {
         let id = sink.id().clone();
-        self.listeners
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .push(sink);
+        locks::lock(&self.listeners).push(sink);
         Listening {
             link: self.clone(),
             id,
@@ -346,11 +330,7 @@ impl AgentLink {
 
     /// `notification` on every listen stream whose filter accepts it (the sink checks).
     async fn to_listeners(&self, notification: ServerNotification) {
-        let sinks = self
-            .listeners
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .clone();
+        let sinks = locks::lock(&self.listeners).clone();
         for sink in sinks {
             match sink.send(notification.clone()).await {
                 Ok(()) | Err(SubscriptionSendError::NotificationNotAccepted(_)) => {}
@@ -367,11 +347,7 @@ impl AgentLink {
             ResourceUpdatedNotification::new(params.clone()),
         ))
         .await;
-        let subscribed = self
-            .subscriptions
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .contains(&params.uri);
+        let subscribed = locks::lock(&self.subscriptions).contains(&params.uri);
         if let (true, Some(peer)) = (subscribed, self.peer.get())
             && let Err(error) = peer.notify_resource_updated(params).await
         {
@@ -400,17 +376,11 @@ impl AgentLink {
 
     /// The agent's `logging/setLevel`.
     pub(crate) fn set_log_level(&self, level: LoggingLevel) {
-        *self
-            .log_level
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner()) = Some(level);
+        *locks::lock(&self.log_level) = Some(level);
     }
 
     pub(crate) fn log_level(&self) -> Option<LoggingLevel> {
-        *self
-            .log_level
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
+        *locks::lock(&self.log_level)
     }
 
     /// Passes a child's log message to the agent, its `logger` prefixed with `origin`, if it is
@@ -427,11 +397,7 @@ impl AgentLink {
         });
         let Some(peer) = self.peer.get() else {
             // Without a session the agent asks per call; one that did not ask has chosen.
-            let agent = self
-                .declared
-                .lock()
-                .unwrap_or_else(|poison| poison.into_inner())
-                .is_some();
+            let agent = locks::lock(&self.declared).is_some();
             return self.input.log(origin, message) || agent;
         };
         if self

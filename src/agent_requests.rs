@@ -13,6 +13,7 @@ use rmcp::model::{NumberOrString, RequestId};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent_message::AgentId;
+use crate::locks;
 
 /// Shared by the transport (which reads requests and writes rmcp's answers) and the direct
 /// `use_tool` path (which answers its own). Cheap to clone.
@@ -75,9 +76,7 @@ pub(crate) struct DirectTicket {
 
 impl AgentRequests {
     fn lock(&self) -> MutexGuard<'_, Table> {
-        self.table
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
+        locks::lock(&self.table)
     }
 
     /// Takes `id` for a direct call.

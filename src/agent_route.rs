@@ -22,6 +22,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent_link::{AgentLink, Relayed, severity};
+use crate::locks;
 
 /// The agent side of one child.
 #[derive(Clone)]
@@ -49,9 +50,7 @@ impl SharedLink {
     }
 
     fn sessions(&self) -> std::sync::MutexGuard<'_, Vec<Weak<AgentLink>>> {
-        self.sessions
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
+        locks::lock(&self.sessions)
     }
 
     fn live(&self) -> Vec<Arc<AgentLink>> {
@@ -61,10 +60,7 @@ impl SharedLink {
     /// A session asked for `level`: the shared children's new level, if it is more verbose
     /// than theirs (a less verbose one would starve another session).
     pub(crate) fn lower_level(&self, level: LoggingLevel) -> Option<LoggingLevel> {
-        let mut current = self
-            .log_level
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
+        let mut current = locks::lock(&self.log_level);
         let lower = current.is_none_or(|current| severity(level) < severity(current));
         lower.then(|| {
             *current = Some(level);
@@ -73,10 +69,7 @@ impl SharedLink {
     }
 
     fn log_level(&self) -> Option<LoggingLevel> {
-        *self
-            .log_level
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
+        *locks::lock(&self.log_level)
     }
 }
 

@@ -25,6 +25,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::{
     children::{CallError, Child, TaskHold, ToolResultJson},
+    locks,
     task_questions::{QUESTION_WAIT, TaskQuestions},
 };
 
@@ -140,9 +141,7 @@ impl Method {
 
 impl AgentTasks {
     fn routes(&self) -> MutexGuard<'_, Routes> {
-        self.routes
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
+        locks::lock(&self.routes)
     }
 
     /// True for the methods `serve` answers.

@@ -18,6 +18,7 @@ use crate::{
     catalog_cache::{CacheFile, CatalogCache, Identity, Offer},
     children::ListedTool,
     config::{ServerSpec, ToolFilter, ToolOverride},
+    locks,
 };
 
 /// One tool as the agent sees it.
@@ -149,10 +150,7 @@ impl ServerCatalog {
         if let Some(file) = &self.file {
             file.write(&self.server, identity, &listed);
         }
-        *self
-            .capabilities
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner()) = identity.capabilities.cloned();
+        *locks::lock(&self.capabilities) = identity.capabilities.cloned();
         self.install(listed, Source::Live);
     }
 
@@ -168,10 +166,7 @@ impl ServerCatalog {
         let Some(remembered) = self.file.as_ref().and_then(read) else {
             return false;
         };
-        *self
-            .capabilities
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner()) = remembered.capabilities;
+        *locks::lock(&self.capabilities) = remembered.capabilities;
         self.install(
             remembered.tools,
             Source::Remembered {
@@ -189,21 +184,14 @@ impl ServerCatalog {
     /// What the server declared when it last listed its tools (in this run, or as persisted),
     /// for when it is not running.
     pub(crate) fn known_capabilities(&self) -> Option<rmcp::model::ServerCapabilities> {
-        self.capabilities
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .clone()
+        locks::lock(&self.capabilities).clone()
     }
 
     /// How the tools changed since the agent was last shown them, if it was and they did; what
     /// it is shown now is remembered for next time.
     pub(crate) fn changes_since_shown(&self) -> Option<Changes> {
         let now = self.tools();
-        let before = self
-            .shown
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .replace(now.clone());
+        let before = locks::lock(&self.shown).replace(now.clone());
         changes(&before?, &now)
     }
 
@@ -252,17 +240,11 @@ impl ServerCatalog {
             unmatched,
             listed: names,
         };
-        *self
-            .listing
-            .write()
-            .unwrap_or_else(|poison| poison.into_inner()) = Arc::new(listing);
+        *locks::write(&self.listing) = Arc::new(listing);
     }
 
     fn listing(&self) -> Arc<Listing> {
-        self.listing
-            .read()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .clone()
+        locks::read(&self.listing).clone()
     }
 
     /// The tools as they are now.
@@ -272,10 +254,7 @@ impl ServerCatalog {
 
     /// The canonical name of the tool called `name` (its canonical name, or else its alias).
     pub(crate) fn resolve(&self, name: &str) -> Option<std::borrow::Cow<'static, str>> {
-        let listing = self
-            .listing
-            .read()
-            .unwrap_or_else(|poison| poison.into_inner());
+        let listing = locks::read(&self.listing);
         let tools = &listing.tools;
         let found = tools
             .iter()

@@ -49,6 +49,7 @@ mod http_client;
 pub mod http_serve;
 pub mod import;
 mod json_lines;
+mod locks;
 mod meta_tools;
 mod metrics;
 pub mod oauth;

@@ -20,6 +20,7 @@ use tokio::sync::{Notify, oneshot};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::agent_link::Relayed;
+use crate::locks;
 
 /// How long a `tasks/get` that finds the child waiting for input waits for its questions to
 /// arrive, so that the agent sees them in that answer rather than in a later poll.
@@ -50,9 +51,7 @@ struct Pending {
 
 impl TaskQuestions {
     fn state(&self) -> MutexGuard<'_, State> {
-        self.state
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
+        locks::lock(&self.state)
     }
 
     /// Runs `wait` (toolshelf's `tasks/result` to the child, stopped by the token it gets)

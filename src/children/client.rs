@@ -42,6 +42,7 @@ use crate::{
     catalog::ServerCatalog,
     catalog_cache::Offer,
     json_lines::LineWriter,
+    locks,
 };
 
 /// The client handler of one child connection.
@@ -81,14 +82,11 @@ impl Hop {
 
     /// The keys for the next request.
     pub(crate) fn meta(&self) -> Arc<JsonObject> {
-        self.0
-            .read()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .clone()
+        locks::read(&self.0).clone()
     }
 
     pub(crate) fn set_log_level(&self, level: LoggingLevel) {
-        let mut meta = self.0.write().unwrap_or_else(|poison| poison.into_inner());
+        let mut meta = locks::write(&self.0);
         let mut changed = RequestMetaObject(MetaObject((**meta).clone()));
         changed.set_log_level(level);
         *meta = Arc::new(changed.0.0);

@@ -20,6 +20,7 @@ use std::{
     sync::{Mutex, MutexGuard},
 };
 
+use crate::locks;
 use nix::{sys::signal, unistd::Pid};
 
 /// The argument that runs toolshelf as the guard.
@@ -52,9 +53,7 @@ impl Guard {
     }
 
     fn lock(&self) -> MutexGuard<'_, Pipe> {
-        self.pipe
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
+        locks::lock(&self.pipe)
     }
 
     /// Process group `pgid` is to be killed if toolshelf dies.

@@ -28,6 +28,7 @@ use super::{
     registry::{ProcessRegistry, Registration},
 };
 use crate::config::LocalServer;
+use crate::locks;
 
 /// How long a child gets to exit after its stdin closes, and again after SIGTERM.
 pub(crate) const STOP_GRACE: Duration = Duration::from_secs(2);
@@ -75,10 +76,7 @@ pub(crate) struct StderrTail {
 
 impl StderrTail {
     fn push(&self, line: String) {
-        let mut lines = self
-            .lines
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
+        let mut lines = locks::lock(&self.lines);
         if lines.len() == STDERR_TAIL_LINES {
             lines.pop_front();
         }
@@ -87,10 +85,7 @@ impl StderrTail {
 
     /// The kept lines, oldest first, at most `count` of them.
     pub(crate) fn last(&self, count: usize) -> Vec<String> {
-        let lines = self
-            .lines
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
+        let lines = locks::lock(&self.lines);
         lines
             .iter()
             .skip(lines.len().saturating_sub(count))

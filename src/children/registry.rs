@@ -16,6 +16,7 @@ use super::{
     guard::Guard,
     process::{Exit, SpawnError},
 };
+use crate::locks;
 
 #[derive(Debug, Default)]
 pub(crate) struct ProcessRegistry {
@@ -60,9 +61,7 @@ impl Drop for Unregister {
 
 impl ProcessRegistry {
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
+        locks::lock(&self.state)
     }
 
     /// Runs `spawn` (a synchronous fork/exec) while holding the registry, unless it is closed.

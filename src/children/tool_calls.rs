@@ -28,6 +28,7 @@ use crate::{
     agent_link::AgentLink,
     call_meta::{ChildMeta, ForwardedMeta},
     json_lines::{self, LineWriter},
+    locks,
 };
 
 /// The first id of a direct call; below are rmcp's own requests (initialize, tools/list).
@@ -118,14 +119,11 @@ impl CurrentToken {
     }
 
     pub(crate) fn set(&self, token: Option<ProgressToken>) {
-        *self.0.lock().unwrap_or_else(|poison| poison.into_inner()) = token;
+        *locks::lock(&self.0) = token;
     }
 
     fn get(&self) -> Option<ProgressToken> {
-        self.0
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .clone()
+        locks::lock(&self.0).clone()
     }
 }
 
@@ -200,9 +198,7 @@ impl Drop for CallTicket {
 
 impl ToolCalls {
     fn state(&self) -> MutexGuard<'_, State> {
-        self.state
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
+        locks::lock(&self.state)
     }
 
     /// Registers a call of `caller`; `None` once the connection has ended.

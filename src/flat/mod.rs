@@ -21,7 +21,7 @@ use crate::{
     config::Prestart,
     error::ToolError,
     forward::{self, CallAnswer, CallFailure, CallParts, Target},
-    qualified_names as names,
+    locks, qualified_names as names,
     toolboxes::{Opening, ServerSlot, ServerState, Toolboxes},
 };
 
@@ -270,12 +270,7 @@ impl FlatServing {
     /// list changed) or the session ends; `false` if a retry of it runs already.
     fn retry(&self, slot: &Arc<ServerSlot>, toolboxes: &Toolboxes) -> bool {
         let name = slot.spec.name.clone();
-        if !self
-            .retrying
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .insert(name.clone())
-        {
+        if !locks::lock(&self.retrying).insert(name.clone()) {
             return false;
         }
         let (slot, agent, stop) = (
@@ -294,10 +289,7 @@ impl FlatServing {
                 }
                 if slot.live().is_some() || slot.ensure().await.is_ok() {
                     tracing::info!(toolbox = %slot.toolbox, server = %slot.spec.name, "started; its tools are listed again");
-                    retrying
-                        .lock()
-                        .unwrap_or_else(|poison| poison.into_inner())
-                        .remove(&name);
+                    locks::lock(&retrying).remove(&name);
                     agent.tool_list_changed().await;
                     return;
                 }

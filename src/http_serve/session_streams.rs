@@ -23,6 +23,7 @@ use std::{
     time::{Duration, Instant},
 };
 
+use crate::locks;
 use futures::Stream;
 use rmcp::{
     RoleServer,
@@ -134,15 +135,11 @@ impl SessionStreams {
     }
 
     fn sessions(&self) -> RwLockReadGuard<'_, HashMap<SessionId, Arc<Session>>> {
-        self.sessions
-            .read()
-            .unwrap_or_else(|poison| poison.into_inner())
+        locks::read(&self.sessions)
     }
 
     fn sessions_mut(&self) -> RwLockWriteGuard<'_, HashMap<SessionId, Arc<Session>>> {
-        self.sessions
-            .write()
-            .unwrap_or_else(|poison| poison.into_inner())
+        locks::write(&self.sessions)
     }
 
     fn session(&self, id: &str) -> Option<Arc<Session>> {
@@ -225,9 +222,7 @@ impl Drop for DirectCallGuard {
 
 impl Session {
     fn routes(&self) -> std::sync::MutexGuard<'_, Routes> {
-        self.routes
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
+        locks::lock(&self.routes)
     }
 
     /// The routes, the session marked as just heard from (or sent to).

@@ -9,6 +9,7 @@ mod login;
 mod revoke;
 mod store;
 
+use crate::locks;
 use rmcp::transport::auth::{
     AuthError, AuthorizationManager, OAuthClientConfig, WWWAuthenticateParams,
 };
@@ -113,10 +114,7 @@ impl Grant {
             .get_access_token()
             .await
             .map_err(|error| self.expired(error))?;
-        let mut last = self
-            .last_token
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut last = locks::lock(&self.last_token);
         if *last != token {
             last.clone_from(&token);
         }
@@ -125,10 +123,7 @@ impl Grant {
 
     /// `text` without the access token.
     pub(crate) fn redact(&self, text: &str) -> String {
-        let last = self
-            .last_token
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let last = locks::lock(&self.last_token);
         if last.len() < 4 {
             return text.to_owned();
         }
@@ -164,19 +159,13 @@ impl Grant {
         let params = WWWAuthenticateParams::parse(challenge, response.url());
         if let (true, Some(scope)) = (params.is_insufficient_scope(), params.scope) {
             self.store.want(&scope);
-            *self
-                .wanted
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(scope);
+            *locks::lock(&self.wanted) = Some(scope);
         }
     }
 
     /// What to tell the agent when the server refuses the login.
     pub(crate) fn advice(&self) -> String {
-        let wanted = self
-            .wanted
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let wanted = locks::lock(&self.wanted);
         match &*wanted {
             Some(scope) => format!(
                 "; the request needs the scopes `{scope}`, more than the user's login grants: ask the user to run `{}` again (it asks for them)",

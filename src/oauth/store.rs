@@ -2,6 +2,7 @@
 //! folder, owner-only, written whole and atomically. It holds what a refresh needs without any
 //! discovery: the authorization server's metadata, the client, and the tokens.
 
+use crate::locks;
 use std::{
     fs,
     io::Read,
@@ -97,9 +98,7 @@ impl FileStore {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        locks::lock(&self.state)
     }
 
     /// Takes a login another process wrote since this one last read or wrote the file.

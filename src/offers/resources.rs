@@ -15,6 +15,7 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::{ask, with_capability};
+use crate::locks;
 use crate::toolboxes::ServerSlot;
 
 /// MCP's error code for a resource that does not exist.
@@ -34,9 +35,7 @@ struct Routes {
 
 impl ResourceRoutes {
     fn routes(&self) -> std::sync::MutexGuard<'_, Routes> {
-        self.routes
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
+        locks::lock(&self.routes)
     }
 
     /// Every resource of `servers` that declare resources, in server order; a URI is listed

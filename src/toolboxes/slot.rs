@@ -16,6 +16,7 @@ use crate::{
     catalog_cache::Offer,
     children::{Child, Launch},
     config::ServerSpec,
+    locks,
 };
 
 /// Where a server is in its life.
@@ -75,23 +76,15 @@ impl ServerSlot {
     }
 
     pub(crate) fn state(&self) -> ServerState {
-        self.state
-            .read()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .clone()
+        locks::read(&self.state).clone()
     }
 
     fn set(&self, state: ServerState) {
-        *self
-            .state
-            .write()
-            .unwrap_or_else(|poison| poison.into_inner()) = state;
+        *locks::write(&self.state) = state;
     }
 
     fn backoff(&self) -> std::sync::MutexGuard<'_, Backoff> {
-        self.backoff
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
+        locks::lock(&self.backoff)
     }
 
     /// The running child, if there is one and it is alive.
@@ -268,13 +261,7 @@ impl ServerSlot {
     /// Stops the child, if any, and forgets it (the next start is a fresh one).
     pub(crate) async fn stop(&self) {
         let _starting = self.start_lock.lock().await;
-        let previous = std::mem::replace(
-            &mut *self
-                .state
-                .write()
-                .unwrap_or_else(|poison| poison.into_inner()),
-            ServerState::NotStarted,
-        );
+        let previous = std::mem::replace(&mut *locks::write(&self.state), ServerState::NotStarted);
         if let ServerState::Ready(child) = previous {
             child.shutdown().await;
         }

@@ -25,6 +25,7 @@ use super::{
 use crate::{
     children::child_transport::{CHILD_MESSAGE_LIMIT, too_large},
     json_lines::LineReader,
+    locks,
 };
 
 const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
@@ -142,9 +143,7 @@ pub(super) async fn run(
 
 impl Streamable {
     fn lock(&self) -> std::sync::MutexGuard<'_, Session> {
-        self.session
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        locks::lock(&self.session)
     }
 
     /// The session's headers for `outgoing` (if any), and the session's generation.
