@@ -23,7 +23,8 @@
 //!   one HTTP client.
 //! - `catalog` — each server's current tools; `catalog_cache` — the persisted catalog they are
 //!   remembered in between runs; `suggest` — "did you mean" by edit distance.
-//! - `metrics` — what `GET /metrics` shows under `serve --http`.
+//! - `metrics` — what `GET /metrics` shows under `serve --http`; `locks` — std locks taken
+//!   whatever a panicking holder left.
 //! - [`shell`] — `toolshelf tools` and `toolshelf call`: the same core, from a terminal or script.
 
 mod agent_calls;
