@@ -347,7 +347,7 @@ pub(crate) fn alias_conflicts(servers: &[(&str, &ServerCatalog)]) -> Vec<String>
     conflicts
 }
 
-/// The `_meta` key under which a listed tool or prompt carries its tags (seed 001: the
+/// The `_meta` key under which a listed tool or prompt carries its tags (the
 /// server's, then its own).
 pub(crate) const TAGS_META: &str = "toolshelf/tags";
 

@@ -1,4 +1,4 @@
-//! The one boundary where toolshelf's own failures become agent-visible tool results: seed 003's
+//! The one boundary where toolshelf's own failures become agent-visible tool results: use_tool's error table's
 //! text (byte for byte, then a line of suggestions where a name was not found) and, for programs,
 //! `structuredContent.error` with a stable shape. Change no text without its snapshot.
 
@@ -257,7 +257,7 @@ impl ToolError {
     }
 }
 
-/// Seed 003: an empty identifier field has its own text; anything else is listed after the
+/// The table's rule: an empty identifier field has its own text; anything else is listed after the
 /// prefix. Violations are joined with "; ".
 fn invalid(prefix: &str, violations: &[Violation]) -> String {
     let mut empties = Vec::new();

@@ -15,7 +15,7 @@
 //!   [`flat`] — flat mode: children's tools listed and called by `server:tool` names
 //!   (`qualified_names`). `forward` — one call of one child's tool, for both.
 //! - `offers` — children's prompts, resources and completions, passed on in both modes.
-//! - `error` — the one place toolshelf's failures become agent-visible text (seed 003).
+//! - `error` — the one place toolshelf's failures become agent-visible text (use_tool's error table).
 //! - `toolboxes` — configured toolboxes and each server's state; opening starts children.
 //! - `children` — the only module that starts processes: spawn, MCP client session, stop.
 //! - [`config`] — file → validated `Config`; `schema_check` — schemars + jsonschema checking.

@@ -1,10 +1,10 @@
-//! Names qualified by their server (seed 000): `{server}{separator}{name}`, split on the first
+//! Names qualified by their server (the flat naming convention): `{server}{separator}{name}`, split on the first
 //! separator, for flat mode's tools and for the children's prompts in both modes; and the
 //! JSON-RPC errors of a flat tool name that cannot be routed, byte for byte.
 
 use rmcp::model::{ErrorCode, ErrorData};
 
-/// Seed 000's separator.
+/// The convention's separator.
 pub const DEFAULT_SEPARATOR: &str = ":";
 
 /// The longest tool name the MCP specification's guidance allows (2025-11-25).
@@ -20,7 +20,7 @@ pub(crate) fn join(server: &str, separator: &str, tool: &str) -> String {
 }
 
 /// The server and tool parts of `name`, split on the first `separator` (the tool part may
-/// hold more of them), or seed 000's error.
+/// hold more of them), or the convention's error.
 pub(crate) fn split<'a>(name: &'a str, separator: &str) -> Result<(&'a str, &'a str), ErrorData> {
     let Some((server, tool)) = name.split_once(separator) else {
         return Err(ErrorData::invalid_params(
@@ -37,7 +37,7 @@ pub(crate) fn split<'a>(name: &'a str, separator: &str) -> Result<(&'a str, &'a 
     Ok((server, tool))
 }
 
-/// Seed 000's error for a name no server has, with the closest listed name when one is close.
+/// The convention's error for a name no server has, with the closest listed name when one is close.
 pub(super) fn not_found<'a>(name: &str, listed: impl IntoIterator<Item = &'a str>) -> ErrorData {
     let mut message = format!("Tool not found: {name}");
     if let Some(closest) = crate::suggest::closest(name, listed) {

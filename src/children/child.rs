@@ -93,7 +93,7 @@ pub(crate) enum StartError {
     },
 }
 
-/// Why a forwarded call failed; the text becomes `{downstream error}` of seed 003.
+/// Why a forwarded call failed; the text becomes the `{downstream error}` of use_tool's error table.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum CallError {
     #[error("{message} (JSON-RPC error {code})")]

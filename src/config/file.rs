@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 /// The pattern every toolbox and server name must match.
 pub(crate) const NAME_PATTERN: &str = "^[A-Za-z0-9_-]{1,64}$";
-/// The pattern of a tag (seed 001): lowercase words joined by `-`.
+/// The pattern of a tag: lowercase words joined by `-`.
 pub(crate) const TAG_PATTERN: &str = "^[a-z0-9][a-z0-9-]*[a-z0-9]$";
 /// The pattern of a tool alias.
 pub(crate) const ALIAS_PATTERN: &str = "^[a-z0-9_-]{2,64}$";

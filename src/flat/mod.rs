@@ -1,5 +1,5 @@
 //! Flat mode (`serve --flat`): `tools/list` holds the tools of every served server, each named
-//! `{server}{separator}{tool}` (seed 000), and `tools/call` of such a name reaches that server's
+//! `{server}{separator}{tool}` (the flat naming convention), and `tools/call` of such a name reaches that server's
 //! tool through the same call path as `use_tool` (`forward`). The children start as soon as the
 //! agent's session is initialized; one that fails is left out of the list and retried in the
 //! background with the restart backoff, and the agent is told when the list changes.
@@ -81,7 +81,7 @@ impl FlatSpec {
     }
 
     /// Whether every tool name will break the MCP guidance for tool names because of the
-    /// separator itself (seed 000's `:` does).
+    /// separator itself (the convention's own `:` does).
     pub fn separator_breaks_guidance(&self) -> bool {
         !names::follows_guidance(&self.separator)
     }

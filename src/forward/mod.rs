@@ -32,7 +32,7 @@ const URL_ELICITATION_REQUIRED: i32 = -32042;
 
 /// Why a call gives no result.
 pub(crate) enum CallFailure {
-    /// toolshelf's own error (seed 003's texts).
+    /// toolshelf's own error (use_tool's error table).
     Tool(ToolError),
     /// A child's JSON-RPC error passed on as the child wrote it.
     Child(ErrorData),
@@ -50,7 +50,7 @@ impl From<ToolError> for CallFailure {
 pub(crate) enum ChildErrors {
     /// Only "URL elicitation required", which only the agent can act on (`use_tool`).
     UrlElicitation,
-    /// Every one (flat mode: seed 002 forwards a child's errors unchanged).
+    /// Every one (flat mode, which forwards a child's errors unchanged).
     All,
 }
 

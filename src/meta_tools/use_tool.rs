@@ -1,4 +1,4 @@
-//! `use_tool {tool: {toolbox, server, name}, arguments?}`: seed 003's contract. The input is
+//! `use_tool {tool: {toolbox, server, name}, arguments?}`: the meta-tool's contract. The input is
 //! checked against its schema before anything else, then resolved step by step (toolbox, open,
 //! server, tool) and forwarded; the child's result comes back unchanged.
 

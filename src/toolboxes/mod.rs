@@ -133,7 +133,7 @@ impl Toolboxes {
         self.boxes.get(name)
     }
 
-    /// The toolbox called `name`, or seed 003's error naming the known ones (`context`: which
+    /// The toolbox called `name`, or use_tool's error naming the known ones (`context`: which
     /// tool or command asked).
     pub(crate) fn find(&self, name: &str, context: Context) -> Result<&Arc<Toolbox>, ToolError> {
         self.get(name).ok_or_else(|| ToolError::ToolboxUnknown {
@@ -334,7 +334,7 @@ impl Toolbox {
             .map(|slot| &**slot)
     }
 
-    /// The server called `name`, or seed 003's error naming the toolbox's servers.
+    /// The server called `name`, or use_tool's error naming the toolbox's servers.
     pub(crate) fn find_server(&self, name: &str) -> Result<&ServerSlot, ToolError> {
         self.server(name).ok_or_else(|| ToolError::ServerUnknown {
             known: self

@@ -1,5 +1,5 @@
 //! The agent-facing contract: exactly two tools, the instructions, open_toolbox's shape, and
-//! every error text of seed 003's table.
+//! every error text of use_tool's table.
 
 use serde_json::{Value, json};
 
@@ -107,7 +107,7 @@ async fn open_toolbox_returns_compact_metadata_once_as_text_and_structured() {
 }
 
 #[tokio::test]
-async fn every_seed_003_error_text() {
+async fn every_text_of_use_tools_error_table() {
     let shelf = start(&two_toolboxes()).await;
     let mut texts = serde_json::Map::new();
     let mut record = |case: &str, result: rmcp::model::CallToolResult| {
@@ -257,7 +257,7 @@ async fn every_seed_003_error_text() {
         let text = texts[case].as_str().unwrap_or_default();
         assert!(text.starts_with(prefix), "{case}: {text}");
     }
-    insta::assert_json_snapshot!("seed_003_errors", texts);
+    insta::assert_json_snapshot!("use_tool_error_table", texts);
     shelf.close().await;
 }
 

@@ -1,5 +1,5 @@
 //! Flat mode (`serve --flat`), driven by an rmcp client: every child's tool listed as
-//! `server:tool`, routed by that name, seed 000's errors byte for byte, a child's own JSON-RPC
+//! `server:tool`, routed by that name, the flat naming errors byte for byte, a child's own JSON-RPC
 //! error passed on unchanged, a failed server left out and announced when it comes back, a
 //! child's list change announced; children's prompts and resources in both modes; and plain
 //! `mcpServers` files (Claude Desktop's shape).
@@ -139,7 +139,7 @@ impl Flat {
 }
 
 #[tokio::test]
-async fn flat_mode_lists_routes_and_answers_with_seed_000s_errors() {
+async fn flat_mode_lists_routes_and_answers_with_the_flat_naming_errors() {
     let dir = tempfile::tempdir().expect("temp dir");
     let extra = dir.path().join("extra-tools");
     std::fs::write(&extra, "first_extra\n").expect("write");
@@ -212,7 +212,7 @@ async fn flat_mode_lists_routes_and_answers_with_seed_000s_errors() {
         text(&echoed)
     );
 
-    // Seed 000's errors, byte for byte.
+    // The flat naming errors, byte for byte.
     let mut errors = serde_json::Map::new();
     for name in [
         "echo",
@@ -228,9 +228,9 @@ async fn flat_mode_lists_routes_and_answers_with_seed_000s_errors() {
             json!({"code": error.code.0, "message": error.message}),
         );
     }
-    insta::assert_json_snapshot!("seed_000_errors", errors);
+    insta::assert_json_snapshot!("flat_naming_errors", errors);
 
-    // A child's JSON-RPC error comes back as the child wrote it (seed 002).
+    // A child's JSON-RPC error comes back as the child wrote it.
     let direct = crate::harness::RawClient::spawn(
         tokio::process::Command::new(fixture_bin()),
         None,
