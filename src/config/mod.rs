@@ -7,6 +7,7 @@ mod expand;
 mod file;
 mod plain;
 mod validate;
+mod variables;
 
 use std::{
     fmt,

@@ -16,13 +16,14 @@ use serde_json::Value;
 use super::{
     CatalogSettings, Config, DEFAULT_CALL_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_STARTUP_TIMEOUT,
     Endpoint, HttpLimits, LocalServer, OAuthSettings, RemoteServer, RemoteTransport, ServerSpec,
-    ToolFilter, ToolOverride, ToolboxSpec, env_file,
-    expand::{ExpandError, expand},
+    ToolFilter, ToolOverride, ToolboxSpec,
+    expand::expand,
     file::{
         CatalogFile, ConfigFile, DefaultsFile, HttpFile, OAuthFile, ServerFile, ServerKind,
         ToolFiltersFile,
     },
     plain,
+    variables::{ServerVariables, check_variables, expansion_problem},
 };
 use crate::schema_check::{SchemaCheck, Violation, ViolationKind};
 
@@ -73,7 +74,7 @@ pub(super) fn parse(
     }
 }
 
-fn problem(path: String, message: String) -> Violation {
+pub(super) fn problem(path: String, message: String) -> Violation {
     Violation {
         path,
         message,
@@ -236,102 +237,6 @@ fn http_limits(value: &Value, problems: &mut Vec<Violation>) -> HttpLimits {
     }
 }
 
-/// A `${…}` that could not be expanded: an unset variable (its name as the message, turned
-/// into the server's `unavailable` by `build_server`), or a problem of the config.
-fn expansion_problem(at: String, error: ExpandError) -> Violation {
-    match error {
-        ExpandError::Unset(name) => Violation {
-            path: at,
-            message: name,
-            kind: ViolationKind::UnsetVariable,
-        },
-        other => problem(at, other.to_string()),
-    }
-}
-
-/// Takes the unset variables found since `problems[first]` out of the problems (each a
-/// `{path}.…` of one server) and says why the server is unavailable.
-fn unset_variables(problems: &mut Vec<Violation>, first: usize, path: &str) -> Option<String> {
-    let mut unset: Vec<(String, String)> = Vec::new();
-    let mut index = first;
-    while index < problems.len() {
-        if problems[index].kind != ViolationKind::UnsetVariable {
-            index += 1;
-            continue;
-        }
-        let found = problems.remove(index);
-        let at = found
-            .path
-            .strip_prefix(path)
-            .map_or(found.path.as_str(), |rest| rest.trim_start_matches('.'))
-            .to_owned();
-        unset.push((found.message, at));
-    }
-    let (first_name, _) = unset.first()?;
-    let listed: Vec<String> = unset
-        .iter()
-        .map(|(name, at)| format!("{name} (in {at})"))
-        .collect();
-    let mut names: Vec<&str> = unset.iter().map(|(name, _)| name.as_str()).collect();
-    names.dedup();
-    Some(if names.len() == 1 {
-        format!(
-            "variable {} is not set: set {first_name} in toolshelf's environment, in the client's env block for toolshelf, or in an envFile of this server (or write ${{{first_name}:-default}} in the config)",
-            listed.join(", ")
-        )
-    } else {
-        format!(
-            "variables {} are not set: set them in toolshelf's environment, in the client's env block for toolshelf, or in an envFile of this server",
-            listed.join(", ")
-        )
-    })
-}
-
-/// Reports the unset variables of a server whose shape is wrong elsewhere: in whichever of
-/// `command`, `url`, `args`, `env`, `headers` and `cwd` are strings where strings belong.
-fn check_variables(
-    server: &Value,
-    path: &str,
-    lookup: &dyn Fn(&str) -> Option<String>,
-    problems: &mut Vec<Violation>,
-) {
-    let mut found = Vec::new();
-    let mut check = |value: &Value, at: String| {
-        // An unset variable only makes the server unavailable; the shape refuses the config.
-        if let Some(text) = value.as_str()
-            && let Err(error) = expand(text, lookup)
-            && !matches!(error, ExpandError::Unset(_))
-        {
-            found.push(problem(at, error.to_string()));
-        }
-    };
-    for key in ["command", "url", "cwd"] {
-        if let Some(value) = server.get(key) {
-            check(value, format!("{path}.{key}"));
-        }
-    }
-    for (index, arg) in server
-        .get("args")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
-        check(arg, format!("{path}.args[{index}]"));
-    }
-    for table in ["env", "headers"] {
-        for (key, value) in server
-            .get(table)
-            .and_then(Value::as_object)
-            .into_iter()
-            .flatten()
-        {
-            check(value, format!("{path}.{table}.{key}"));
-        }
-    }
-    problems.extend(found);
-}
-
 fn build_server(
     name: String,
     server: ServerFile,
@@ -343,39 +248,19 @@ fn build_server(
 ) -> ServerSpec {
     let path = place.path;
     let first_problem = problems.len();
-    let (env_file, env_file_failure) = match server.env_file.as_deref() {
-        None => (Vec::new(), None),
-        Some(file) => match expand(file, lookup) {
-            Ok(file) => match env_file::read(&place.base_dir.join(file)) {
-                Ok(variables) => (variables, None),
-                Err(failure) => (Vec::new(), Some(failure)),
-            },
-            Err(error) => {
-                problems.push(expansion_problem(format!("{path}.envFile"), error));
-                (Vec::new(), None)
-            }
-        },
-    };
-    // toolshelf's environment first: a file never overrides what is set (as dotenv does).
-    let server_lookup = |name: &str| {
-        lookup(name).or_else(|| {
-            env_file
-                .iter()
-                .find(|(key, _)| key == name)
-                .map(|(_, value)| value.clone())
-        })
-    };
+    let variables = ServerVariables::read(
+        server.env_file.as_deref(),
+        place.base_dir,
+        path,
+        lookup,
+        problems,
+    );
+    let server_lookup = |name: &str| variables.lookup(name, lookup);
     let mut endpoint = build_endpoint(&server, raw, place, &server_lookup, problems);
     if let Endpoint::Local(local) = &mut endpoint {
-        let mut merged: Vec<(String, String)> = env_file
-            .iter()
-            .filter(|(key, _)| !local.env.iter().any(|(set, _)| set == key))
-            .cloned()
-            .collect();
-        merged.append(&mut local.env);
-        local.env = merged;
+        variables.add_to(&mut local.env);
     }
-    let unavailable = env_file_failure.or_else(|| unset_variables(problems, first_problem, path));
+    let unavailable = variables.unavailable(problems, first_problem, path);
     let tool_filter = match server.tool_filters {
         None | Some(ToolFiltersFile::All(_)) => ToolFilter::All,
         Some(ToolFiltersFile::Names(names)) if names.iter().any(|name| name == "*") => {

@@ -153,31 +153,32 @@ pub(super) fn respond(
 /// next step: a `403` that does not say which flag admits the refused `Host` or `Origin`, and
 /// a `415` for a body rmcp could not decode.
 async fn explained(response: Response<Body>) -> Response<Body> {
-    match response.status() {
-        StatusCode::FORBIDDEN => forbidden(response).await,
-        StatusCode::UNSUPPORTED_MEDIA_TYPE => undecodable(response).await,
-        _ => response,
+    let status = response.status();
+    if status != StatusCode::FORBIDDEN && status != StatusCode::UNSUPPORTED_MEDIA_TYPE {
+        return response;
     }
-}
-
-/// rmcp's text after this prefix is serde_json's reason.
-const UNDECODABLE: &[u8] = b"fail to deserialize request body ";
-
-/// A body rmcp could not decode as a JSON-RPC message: a JSON-RPC error (the id cannot be
-/// read) with the reason and the rules, where rmcp answers `415` with serde's text. A tool's
-/// arguments that break them on the paths toolshelf reads itself get an error result instead
-/// (`forward::i_json`); this is the rest (a client without a session, a browser's request).
-async fn undecodable(response: Response<Body>) -> Response<Body> {
     let (parts, body) = response.into_parts();
     let said = body
         .collect()
         .await
         .map(|body| body.to_bytes())
         .unwrap_or_default();
-    let Some(reason) = said.strip_prefix(UNDECODABLE) else {
-        return Response::from_parts(parts, Full::new(said).boxed());
+    let ours = match status {
+        StatusCode::FORBIDDEN => forbidden(&said),
+        _ => undecodable(&said),
     };
-    let reason = String::from_utf8_lossy(reason);
+    ours.unwrap_or_else(|| Response::from_parts(parts, Full::new(said).boxed()))
+}
+
+/// rmcp's text after this prefix is serde_json's reason.
+const UNDECODABLE: &[u8] = b"fail to deserialize request body ";
+
+/// For a body rmcp could not decode as a JSON-RPC message (`said`: its 415's text), a JSON-RPC
+/// error (the id cannot be read) with the reason and the rules. A tool's arguments that break
+/// them on the paths toolshelf reads itself get an error result instead (`forward::i_json`);
+/// this is the rest (a client without a session, a browser's request).
+fn undecodable(said: &[u8]) -> Option<Response<Body>> {
+    let reason = String::from_utf8_lossy(said.strip_prefix(UNDECODABLE)?);
     let unreadable = ["number out of range", "surrogate", "recursion limit"]
         .iter()
         .any(|kind| reason.contains(kind));
@@ -196,24 +197,23 @@ async fn undecodable(response: Response<Body>) -> Response<Body> {
         ),
     };
     let line = crate::agent_message::error_line(None, code, &message);
-    respond(StatusCode::BAD_REQUEST, Some("application/json"), line)
+    Some(respond(
+        StatusCode::BAD_REQUEST,
+        Some("application/json"),
+        line,
+    ))
 }
 
-async fn forbidden(response: Response<Body>) -> Response<Body> {
-    let (parts, body) = response.into_parts();
-    let said = body
-        .collect()
-        .await
-        .map(|body| body.to_bytes())
-        .unwrap_or_default();
-    let text = match &said[..] {
+/// For rmcp's refusal of a `Host` or `Origin` (`said`: its 403's text), the flag that admits it.
+fn forbidden(said: &[u8]) -> Option<Response<Body>> {
+    let text = match said {
         b"Forbidden: Host header is not allowed" => {
             "Forbidden: toolshelf does not serve this Host: it answers loopback names (localhost, 127.0.0.1, [::1]) and the names given with --allowed-host HOST (the name agents reach it by, behind a proxy or in a pod)\n"
         }
         b"Forbidden: Origin header is not allowed" | b"Forbidden: Invalid Origin header" => {
             "Forbidden: toolshelf does not admit this Origin: it admits loopback origins (http or https, any port) and those given with --allowed-origin ORIGIN (e.g. --allowed-origin https://app.example.com:443, or :* for any port)\n"
         }
-        _ => return Response::from_parts(parts, Full::new(said).boxed()),
+        _ => return None,
     };
-    self::text(StatusCode::FORBIDDEN, text)
+    Some(self::text(StatusCode::FORBIDDEN, text))
 }
