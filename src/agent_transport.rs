@@ -17,7 +17,7 @@ use rmcp::{
     model::{
         CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
         ClientJsonRpcMessage, ClientNotification, ClientRequest, ErrorCode, GetExtensions,
-        RequestId, ServerJsonRpcMessage, ServerResult,
+        RequestId, ServerJsonRpcMessage, ServerNotification, ServerResult,
     },
     service::{RxJsonRpcMessage, TxJsonRpcMessage},
     transport::Transport,
@@ -379,7 +379,19 @@ impl Router {
                 };
                 agent_message::error_data_line(id.as_ref(), &error.error)
             }
-            ServerJsonRpcMessage::Notification(_) => return Some(self.notification_line(item)),
+            // Only these go on a listen stream; the rest (progress, log messages) pass as they are.
+            ServerJsonRpcMessage::Notification(notification)
+                if matches!(
+                    notification.notification,
+                    ServerNotification::SubscriptionsAcknowledgedNotification(_)
+                        | ServerNotification::ToolListChangedNotification(_)
+                        | ServerNotification::PromptListChangedNotification(_)
+                        | ServerNotification::ResourceListChangedNotification(_)
+                        | ServerNotification::ResourceUpdatedNotification(_)
+                ) =>
+            {
+                return Some(self.notification_line(item));
+            }
             _ => return Some(json_lines::encode(item)),
         };
         Some(line.map_err(std::io::Error::other))

@@ -1,10 +1,11 @@
 //! `toolshelf serve --http`: MCP over streamable HTTP at `/mcp`, for many agents at once.
-//! rmcp's streamable HTTP service speaks the protocol (sessions, SSE streams, DELETE,
-//! sessionless 2026-07-28 requests) and checks `Host`, `Origin` and the body size, with
-//! toolshelf's session manager routing each session's messages (`session_streams`); in front of
-//! it, toolshelf's gate checks the bearer token, answers `/healthz`, `/readyz` and `/metrics`,
-//! and answers a session's plain `use_tool` calls itself (`direct`). Each session is served by
-//! the same core as stdio (`session`).
+//! rmcp's streamable HTTP service speaks the protocol (sessions, SSE streams, sessionless
+//! 2026-07-28 requests) and checks `Host`, `Origin` and the body size, with toolshelf's session
+//! manager routing each session's messages (`session_streams`); in front of it, toolshelf's
+//! `gate` checks the bearer token, answers `/healthz`, `/readyz` and `/metrics`, a session's
+//! `DELETE` and its plain `use_tool` calls (`direct`), and words rmcp's refusals so they say
+//! what to do. `connection` closes connections that stall or sit idle; `access_log` is the
+//! optional line per request. Each session is served by the same core as stdio (`session`).
 
 mod access_log;
 mod connection;
