@@ -206,7 +206,7 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub cache: CacheSwitch,
     /// Serve MCP over streamable HTTP at /mcp instead of stdio, on ADDR (default 127.0.0.1:8411).
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = crate::http_serve::DEFAULT_ADDRESS)]
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = crate::transport::http::DEFAULT_ADDRESS)]
     pub http: Option<std::net::SocketAddr>,
     /// With --http: the file holding the bearer token agents must send (whitespace around it is
     /// ignored). Default: $TOOLSHELF_TOKEN.

@@ -2,42 +2,21 @@
 //! `use_tool` (or, in flat mode, every child's tool as `server:tool`); toolboxes of child MCP
 //! servers start on first open and calls are forwarded.
 //!
-//! Code map (request path top to bottom):
-//! - `cli` / `main.rs` — commands, logging to stderr, signals, exit codes.
-//! - [`server`] — the MCP server role on stdio; dispatches `tools/call` to the meta-tools.
-//!   [`http_serve`] — the same role over streamable HTTP, a `Toolshelf` per session.
-//! - `agent_transport` — line-delimited JSON-RPC with the agent; `agent_message` reads a line
-//!   leniently and writes answers under the agent's own id; `agent_requests` — the ids in
-//!   flight (one answer per request). `agent_calls` — `use_tool` (and flat calls) served
-//!   beside rmcp. `json_lines` — the framing and the one writer per stream, shared with the
-//!   children's transport.
-//! - `meta_tools` — `open_toolbox` and `use_tool`: schemas, descriptions, instructions, lookups.
-//!   [`flat`] — flat mode: children's tools listed and called by `server:tool` names
-//!   (`qualified_names`). `forward` — one call of one child's tool, for both.
-//! - `offers` — children's prompts, resources and completions, passed on in both modes.
-//! - `error` — the one place toolshelf's failures become agent-visible text (use_tool's error table).
-//! - `toolboxes` — configured toolboxes and each server's state; opening starts children.
-//! - `children` — the only module that starts processes: spawn, MCP client session, stop.
-//! - [`config`] — file → validated `Config`; `schema_check` — schemars + jsonschema checking.
-//! - `oauth` — `toolshelf login`/`logout` and the tokens of OAuth servers; `http_client` — the
-//!   one HTTP client.
-//! - `catalog` — each server's current tools; `catalog_cache` — the persisted catalog they are
-//!   remembered in between runs; `suggest` — "did you mean" by edit distance.
-//! - `metrics` — what `GET /metrics` shows under `serve --http`; `locks` — std locks taken
-//!   whatever a panicking holder left.
-//! - [`shell`] — `toolshelf tools` and `toolshelf call`: the same core, from a terminal or script.
+//! Code map (ARCHITECTURE.md draws it):
+//! - `transport` — the two doors: `stdio` (lines) and `http` (`serve --http`); they adapt and
+//!   hand every request to the session core.
+//! - `session` — the core: one agent session's state, rmcp's handler of it, and the door past
+//!   rmcp (`use_tool` calls, 2025-11-25 `tasks/…`); `tasks` — a session's 2025-11-25 tasks.
+//! - `jsonrpc` — framing, envelopes, `_meta`; `revision` — what differs per MCP revision.
+//! - `meta_tools`, [`flat`], `offers` — what the agent calls and sees; `forward` — one call of
+//!   one child's tool; `error` — toolshelf's failures as agent-visible text.
+//! - `toolboxes` — each server's slot; `children` — the only module that starts processes,
+//!   speaking upward only through its `agent_port`.
+//! - [`catalog`] — each server's tools and the persisted catalog; [`config`] and
+//!   `schema_check` — file → validated `Config`; [`oauth`], `http_client`.
+//! - `cli`, [`check`], [`shell`], [`import`] — the commands; `metrics`, `locks`, `private_file`.
 
-mod agent_calls;
-mod agent_input;
-mod agent_link;
-mod agent_message;
-mod agent_requests;
-mod agent_route;
-mod agent_tasks;
-mod agent_transport;
-mod call_meta;
-mod catalog;
-pub mod catalog_cache;
+pub mod catalog;
 pub mod check;
 mod children;
 pub use children::guard::{GUARD_COMMAND, run as run_process_guard};
@@ -47,9 +26,8 @@ mod error;
 pub mod flat;
 mod forward;
 mod http_client;
-pub mod http_serve;
 pub mod import;
-mod json_lines;
+mod jsonrpc;
 mod locks;
 mod meta_tools;
 mod metrics;
@@ -57,9 +35,11 @@ pub mod oauth;
 mod offers;
 mod private_file;
 mod qualified_names;
+mod revision;
 mod schema_check;
-pub mod server;
+mod session;
 pub mod shell;
 mod suggest;
-mod task_questions;
+mod tasks;
 mod toolboxes;
+pub mod transport;

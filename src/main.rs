@@ -110,7 +110,7 @@ async fn run(command: Command) -> ExitCode {
                         return ExitCode::from(2);
                     }
                 };
-                let options = toolshelf::http_serve::HttpOptions {
+                let options = toolshelf::transport::http::HttpOptions {
                     address,
                     token,
                     insecure_no_auth: args.insecure_no_auth,
@@ -118,11 +118,15 @@ async fn run(command: Command) -> ExitCode {
                     allowed_hosts: args.allowed_host,
                     flat,
                 };
-                return match toolshelf::http_serve::serve_http(config, options, shutdown_signal())
-                    .await
+                return match toolshelf::transport::http::serve_http(
+                    config,
+                    options,
+                    shutdown_signal(),
+                )
+                .await
                 {
                     Ok(()) => ExitCode::SUCCESS,
-                    Err(error @ toolshelf::http_serve::HttpServeError::Refused(_)) => {
+                    Err(error @ toolshelf::transport::http::HttpServeError::Refused(_)) => {
                         let _ = writeln!(std::io::stderr().lock(), "error: {error}");
                         ExitCode::from(2)
                     }
@@ -132,7 +136,7 @@ async fn run(command: Command) -> ExitCode {
                     }
                 };
             }
-            match toolshelf::server::serve_stdio(&config, flat, shutdown_signal()).await {
+            match toolshelf::transport::stdio::serve(&config, flat, shutdown_signal()).await {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(error) => {
                     tracing::error!(%error, "serve failed");
@@ -228,14 +232,14 @@ async fn run(command: Command) -> ExitCode {
             let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr());
             shell_exit(toolshelf::import::import(&request, &mut out, &mut err))
         }
-        Command::Cache(CacheCommand::Path) => match toolshelf::catalog_cache::folder() {
+        Command::Cache(CacheCommand::Path) => match toolshelf::catalog::cache::folder() {
             Ok(folder) => write_stdout(&format!("{}\n", folder.display())),
             Err(error) => {
                 let _ = writeln!(std::io::stderr().lock(), "error: {error}");
                 ExitCode::FAILURE
             }
         },
-        Command::Cache(CacheCommand::Clear) => match toolshelf::catalog_cache::clear() {
+        Command::Cache(CacheCommand::Clear) => match toolshelf::catalog::cache::clear() {
             Ok((folder, removed)) => {
                 let _ = writeln!(
                     std::io::stderr().lock(),
@@ -361,7 +365,7 @@ fn init_logging(level: Option<&str>, default_filter: &str, access_log: bool) {
         None => EnvFilter::try_from_default_env().ok(),
     }
     .unwrap_or_else(|| EnvFilter::new(default_filter));
-    if access_log && let Ok(access) = toolshelf::http_serve::ACCESS_LOG_FILTER.parse() {
+    if access_log && let Ok(access) = toolshelf::transport::http::ACCESS_LOG_FILTER.parse() {
         filter = filter.add_directive(access);
     }
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());

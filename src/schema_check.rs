@@ -14,6 +14,14 @@ use serde_json::Value;
 
 use crate::suggest;
 
+/// The pattern every toolbox and server name must match. The config's names, tags and aliases
+/// are checked against these three, and their violations are explained in words.
+pub(crate) const NAME_PATTERN: &str = "^[A-Za-z0-9_-]{1,64}$";
+/// The pattern of a tag: lowercase words joined by `-`.
+pub(crate) const TAG_PATTERN: &str = "^[a-z0-9][a-z0-9-]*[a-z0-9]$";
+/// The pattern of a tool alias.
+pub(crate) const ALIAS_PATTERN: &str = "^[a-z0-9_-]{2,64}$";
+
 /// One way an input breaks its schema.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Violation {
@@ -236,9 +244,7 @@ fn describe(
         ValidationErrorKind::PropertyNames { error: inner } => {
             let name = inner.instance().as_str().unwrap_or_default().to_owned();
             let message = match inner.kind() {
-                ValidationErrorKind::Pattern { pattern }
-                    if pattern == crate::config::NAME_PATTERN =>
-                {
+                ValidationErrorKind::Pattern { pattern } if pattern == NAME_PATTERN => {
                     "invalid name, use 1 to 64 letters, digits, '_' or '-'".to_owned()
                 }
                 _ => format!("invalid name: {inner}"),
@@ -247,11 +253,11 @@ fn describe(
         }
         ValidationErrorKind::Pattern { pattern } => {
             let value = error.instance().as_str().unwrap_or_default();
-            let message = if pattern == crate::config::TAG_PATTERN {
+            let message = if pattern == TAG_PATTERN {
                 format!(
                     "invalid tag '{value}', use lowercase letters, digits and '-', at least 2 characters, starting and ending with a letter or digit (e.g. \"read-only\")"
                 )
-            } else if pattern == crate::config::ALIAS_PATTERN {
+            } else if pattern == ALIAS_PATTERN {
                 format!(
                     "invalid alias '{value}', use 2 to 64 lowercase letters, digits, '_' or '-' (e.g. \"git_status\")"
                 )

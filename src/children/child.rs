@@ -38,12 +38,12 @@ use super::{
     tool_result::ToolResultJson,
 };
 use crate::{
-    call_meta::ForwardedMeta,
     catalog::ServerCatalog,
-    catalog_cache::{Identity, Offer},
+    catalog::cache::{Identity, Offer},
     config::ServerSpec,
     error::DownstreamKind,
-    json_lines::LineWriter,
+    jsonrpc::call_meta::ForwardedMeta,
+    jsonrpc::lines::LineWriter,
 };
 
 /// The most pages of one list read from a child.

@@ -26,7 +26,7 @@ use serde_json::value::RawValue;
 use tokio::io::AsyncRead;
 
 use super::tool_calls::{Answer, ChildProgress, FIRST_ID, ToolCalls};
-use crate::json_lines::{self, Line, LineReader, LineWriter};
+use crate::jsonrpc::lines::{self, Line, LineReader, LineWriter};
 
 /// The largest message toolshelf reads from a child.
 pub(crate) const CHILD_MESSAGE_LIMIT: usize = 64 * 1024 * 1024;
@@ -176,7 +176,7 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleClient> for ChildTrans
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let write = self.write.clone();
-        async move { write.send(json_lines::encode(&item)?).await }
+        async move { write.send(lines::encode(&item)?).await }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {

@@ -32,18 +32,11 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::{
+    agent_port::{Agent, RELATED_TASK, Relayed, STATUS_NOTIFICATION},
     tool_calls::{Retry, ToolCalls},
     tool_list,
 };
-use crate::{
-    agent_link::{AgentLink, Relayed},
-    agent_route::AgentRoute,
-    agent_tasks,
-    catalog::ServerCatalog,
-    catalog_cache::Offer,
-    json_lines::LineWriter,
-    locks,
-};
+use crate::{catalog::ServerCatalog, catalog::cache::Offer, jsonrpc::lines::LineWriter, locks};
 
 /// The client handler of one child connection.
 #[derive(Clone)]
@@ -58,7 +51,7 @@ pub(crate) struct ChildClient {
     pub input: LineWriter,
     pub relist_timeout: Duration,
     /// The agent side, for the child's requests and log messages.
-    pub agent: AgentRoute,
+    pub agent: Agent,
     /// "toolbox/server", for log messages and errors.
     pub origin: Arc<str>,
     /// The `_meta` of toolshelf's requests to a child on 2026-07-28, which has no session.
@@ -107,25 +100,25 @@ impl ChildClient {
         kind: Relayed,
         request: ServerRequest,
         meta: Option<&RequestMetaObject>,
-        caller: Option<&Arc<AgentLink>>,
+        caller: Option<&Agent>,
         cancel: &CancellationToken,
     ) -> Result<ClientResult, McpError> {
         let _paused = self.calls.pause_timeouts();
         let task = meta
-            .and_then(|meta| meta.0.get(agent_tasks::RELATED_TASK))
+            .and_then(|meta| meta.0.get(RELATED_TASK))
             .and_then(|related| related.get("taskId"))
             .and_then(serde_json::Value::as_str);
         let relayed = async {
             match caller {
                 Some(caller) => {
                     caller
-                        .relay(kind, request, &self.origin, task, cancel)
+                        .relay(kind, request, &self.origin, task, &Vec::new, cancel)
                         .await
                 }
                 None => {
                     let callers = || self.calls.callers();
                     self.agent
-                        .relay(kind, request, &self.origin, task, callers, cancel)
+                        .relay(kind, request, &self.origin, task, &callers, cancel)
                         .await
                 }
             }
@@ -139,7 +132,7 @@ impl ChildClient {
     pub(crate) async fn answer(
         &self,
         asked: InputRequiredResult,
-        caller: &Arc<AgentLink>,
+        caller: &Agent,
         cancel: &CancellationToken,
     ) -> Result<Retry, McpError> {
         let requests = asked.input_requests.unwrap_or_default();
@@ -200,7 +193,7 @@ impl ClientHandler for ChildClient {
                     tracing::debug!(tools = tools.len(), "tool list changed; catalog refreshed");
                     let answer = context.peer.peer_info();
                     let offer = Offer::of(&self.agent.child_capabilities());
-                    let identity = crate::catalog_cache::Identity::of(answer.as_deref(), offer);
+                    let identity = crate::catalog::cache::Identity::of(answer.as_deref(), offer);
                     let before = self.catalog.tools();
                     self.catalog.replace(tools, &identity);
                     // Servers announce changes that change nothing (server-everything, five
@@ -291,7 +284,7 @@ impl ClientHandler for ChildClient {
         notification: CustomNotification,
         _context: NotificationContext<RoleClient>,
     ) {
-        if notification.method == agent_tasks::STATUS_NOTIFICATION
+        if notification.method == STATUS_NOTIFICATION
             && let Some(params) = notification.params
         {
             self.agent.task_status(&self.origin, params).await;
@@ -308,7 +301,7 @@ impl ClientHandler for ChildClient {
         // Passed to the agent, the message is the agent's business; toolshelf's log keeps it
         // at debug. Without an agent session (`toolshelf check`) it is the user's, at info.
         let callers = || self.calls.callers();
-        if self.agent.log(&self.origin, params, callers).await {
+        if self.agent.log(&self.origin, params, &callers).await {
             tracing::debug!(parent: &self.span, ?level, logger, data, "child log message");
         } else {
             tracing::info!(parent: &self.span, ?level, logger, data, "child log message");

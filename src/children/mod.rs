@@ -5,8 +5,10 @@
 //! MCP client session over it (`child_transport` carries its messages, bounded in size;
 //! `tool_calls` sends tool calls and routes their answers and progress past rmcp,
 //! `tool_result` is what they answer, passed on as written; `tool_list` lists tools the same
-//! way, keeping what rmcp's `Tool` drops), `client` is toolshelf's client role.
+//! way, keeping what rmcp's `Tool` drops), `client` is toolshelf's client role, which speaks
+//! to the agent side only through `agent_port`.
 
+mod agent_port;
 mod child;
 mod child_transport;
 mod client;
@@ -23,20 +25,22 @@ mod tool_result;
 
 use std::sync::Arc;
 
+pub(crate) use agent_port::{
+    Agent, AgentPort, Callers, RELATED_TASK, Relayed, STATUS_NOTIFICATION, severity,
+};
 pub(crate) use child::{CallError, Child, TaskHold, child_error};
 pub(crate) use registry::ProcessRegistry;
 pub(crate) use tool_calls::{Caller, CurrentToken, PeerProgress, ProgressOut, ProgressTarget};
-pub(crate) use tool_list::ListedTool;
 pub(crate) use tool_result::ToolResultJson;
 
-use crate::{agent_route::AgentRoute, metrics::Metrics};
+use crate::metrics::Metrics;
 
 /// What starting a child needs besides its spec: the registry every process goes through, the
 /// agent side, which the child's client role relays to, the metrics starts count in
 /// (`serve --http` only), and where the tools it lists are persisted (unless that is off).
 pub(crate) struct Launch {
     pub registry: Arc<ProcessRegistry>,
-    pub agent: AgentRoute,
+    pub agent: Agent,
     pub metrics: Option<Arc<Metrics>>,
-    pub catalogs: Option<Arc<crate::catalog_cache::CatalogCache>>,
+    pub catalogs: Option<Arc<crate::catalog::cache::CatalogCache>>,
 }

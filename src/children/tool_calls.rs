@@ -15,7 +15,10 @@ use std::{
     time::Instant,
 };
 
-use super::task_progress::KeptProgress;
+use super::{
+    agent_port::{Agent, same},
+    task_progress::KeptProgress,
+};
 use rmcp::{
     Peer, RoleServer,
     model::{JsonObject, ProgressNotificationParam, ProgressToken},
@@ -25,9 +28,8 @@ use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::{
-    agent_link::AgentLink,
-    call_meta::{ChildMeta, ForwardedMeta},
-    json_lines::{self, LineWriter},
+    jsonrpc::call_meta::{ChildMeta, ForwardedMeta},
+    jsonrpc::lines::{self, LineWriter},
     locks,
 };
 
@@ -130,14 +132,14 @@ impl CurrentToken {
 /// Whose call it is: the agent session, which the child's requests during the call reach,
 /// and where the call's progress goes (if the agent asked for it).
 pub(crate) struct Caller {
-    pub agent: Arc<AgentLink>,
+    pub agent: Agent,
     pub progress: Option<ProgressTarget>,
 }
 
 struct Waiting {
     answer: oneshot::Sender<Answer>,
     /// The agent session whose call this is (`None`: toolshelf's own request).
-    caller: Option<Arc<AgentLink>>,
+    caller: Option<Agent>,
     progress: Option<ProgressTarget>,
     /// The last progress forwarded (only increasing progress is).
     last_progress: f64,
@@ -205,7 +207,7 @@ impl ToolCalls {
     pub(crate) fn register(
         &self,
         progress: Option<ProgressTarget>,
-        caller: Option<Arc<AgentLink>>,
+        caller: Option<Agent>,
     ) -> Option<CallTicket> {
         let (answer, receiver) = oneshot::channel();
         let mut state = self.state();
@@ -234,15 +236,15 @@ impl ToolCalls {
     }
 
     /// The agent sessions with a call in flight, each once.
-    pub(crate) fn callers(&self) -> Vec<Arc<AgentLink>> {
-        let mut callers: Vec<Arc<AgentLink>> = Vec::new();
+    pub(crate) fn callers(&self) -> Vec<Agent> {
+        let mut callers: Vec<Agent> = Vec::new();
         for caller in self
             .state()
             .waiting
             .values()
             .filter_map(|call| call.caller.as_ref())
         {
-            if !callers.iter().any(|known| Arc::ptr_eq(known, caller)) {
+            if !callers.iter().any(|known| same(known, caller)) {
                 callers.push(caller.clone());
             }
         }
@@ -322,7 +324,7 @@ impl ToolCalls {
                     method: "notifications/progress",
                     params: forwarded,
                 };
-                let line = json_lines::encode(&notification).ok()?;
+                let line = lines::encode(&notification).ok()?;
                 if !out.try_send(line) {
                     tracing::debug!("progress dropped: the client's output is full or closed");
                 }
@@ -502,7 +504,7 @@ fn request(id: i64, method: &'static str, params: impl Serialize) -> std::io::Re
         method: &'static str,
         params: P,
     }
-    json_lines::encode(&Request {
+    lines::encode(&Request {
         jsonrpc: "2.0",
         id,
         method,
@@ -531,7 +533,7 @@ pub(crate) fn cancel_line(id: i64, reason: &str) -> Option<Vec<u8>> {
         request_id: i64,
         reason: &'a str,
     }
-    json_lines::encode(&Notification {
+    lines::encode(&Notification {
         jsonrpc: "2.0",
         method: "notifications/cancelled",
         params: Params {

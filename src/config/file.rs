@@ -6,12 +6,7 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-/// The pattern every toolbox and server name must match.
-pub(crate) const NAME_PATTERN: &str = "^[A-Za-z0-9_-]{1,64}$";
-/// The pattern of a tag: lowercase words joined by `-`.
-pub(crate) const TAG_PATTERN: &str = "^[a-z0-9][a-z0-9-]*[a-z0-9]$";
-/// The pattern of a tool alias.
-pub(crate) const ALIAS_PATTERN: &str = "^[a-z0-9_-]{2,64}$";
+use crate::schema_check::{ALIAS_PATTERN, NAME_PATTERN, TAG_PATTERN};
 
 /// A toolshelf config file: named toolboxes, each a group of child MCP servers.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -18,7 +18,6 @@ use std::{
 
 use indexmap::IndexMap;
 
-pub(crate) use file::{ALIAS_PATTERN, NAME_PATTERN, TAG_PATTERN};
 pub use file::{Prestart, Sharing};
 
 pub use crate::schema_check::Violation;

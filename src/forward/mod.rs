@@ -14,12 +14,12 @@ use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
 use crate::{
-    agent_message::{self, AgentId},
-    agent_tasks::TaskRequest,
-    call_meta::ForwardedMeta,
     children::{CallError, Caller, ProgressTarget, ToolResultJson, child_error},
     error::{DownstreamKind, ToolError},
+    jsonrpc::call_meta::ForwardedMeta,
+    jsonrpc::envelope::{self, AgentId},
     metrics::Outcome,
+    tasks::TaskRequest,
     toolboxes::{ServerSlot, Toolboxes},
 };
 
@@ -233,13 +233,13 @@ impl CallAnswer {
     pub(crate) fn line(self, id: &AgentId, with_result_type: bool) -> serde_json::Result<Vec<u8>> {
         match self {
             CallAnswer::Forwarded(result) => {
-                agent_message::response_line(id, |out| result.encode_into(out, with_result_type))
+                envelope::response_line(id, |out| result.encode_into(out, with_result_type))
             }
             CallAnswer::Failed(mut result) => {
                 result.result_type = with_result_type.then_some(ResultType::COMPLETE);
-                agent_message::response_line(id, |out| serde_json::to_writer(out, &result))
+                envelope::response_line(id, |out| serde_json::to_writer(out, &result))
             }
-            CallAnswer::Refused(error) => agent_message::error_data_line(Some(id), &error),
+            CallAnswer::Refused(error) => envelope::error_data_line(Some(id), &error),
         }
     }
 }

@@ -11,11 +11,14 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::{Outcome, arguments, progress::CallProgress};
+use std::sync::Arc;
+
 use crate::{
-    call_meta::ForwardedMeta,
     config::Config,
     error::{Context, ToolError},
     forward::{self, CallFailure, CallParts, ChildErrors, Target},
+    jsonrpc::call_meta::ForwardedMeta,
+    session::link::AgentLink,
     toolboxes::Toolboxes,
 };
 
@@ -39,7 +42,7 @@ pub async fn call(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> std::io::Result<Outcome> {
-    let toolboxes = Toolboxes::new(config, Default::default(), None);
+    let toolboxes = Toolboxes::new(config, Arc::new(AgentLink::default()), None);
     let outcome = call_in(&toolboxes, &request, out, err).await;
     toolboxes.shutdown().await;
     outcome

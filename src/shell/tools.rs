@@ -7,10 +7,13 @@ use std::io::Write;
 use serde_json::Value;
 
 use super::Outcome;
+use std::sync::Arc;
+
 use crate::{
     config::{Config, Prestart},
     error::Context,
     meta_tools::describe,
+    session::link::AgentLink,
     toolboxes::{Opening, Toolbox, Toolboxes},
 };
 
@@ -25,7 +28,7 @@ pub async fn tools(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> std::io::Result<Outcome> {
-    let toolboxes = Toolboxes::new(config, Default::default(), None);
+    let toolboxes = Toolboxes::new(config, Arc::new(AgentLink::default()), None);
     let chosen: Vec<&std::sync::Arc<Toolbox>> = match toolbox {
         Some(name) => match toolboxes.find(name, Context::OpenToolbox) {
             Ok(found) => vec![found],

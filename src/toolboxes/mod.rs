@@ -30,10 +30,8 @@ pub(crate) use shared::SharedServers;
 pub(crate) use slot::{ServerSlot, ServerState};
 
 use crate::{
-    agent_link::AgentLink,
-    agent_route::AgentRoute,
-    catalog_cache::CatalogCache,
-    children::{Child, Launch, ProcessRegistry},
+    catalog::cache::CatalogCache,
+    children::{Agent, Child, Launch, ProcessRegistry},
     config::{Config, Prestart, Sharing, ToolboxSpec},
     error::{Context, ToolError},
     metrics::Metrics,
@@ -46,7 +44,7 @@ pub(crate) const SHUTDOWN_LIMIT: Duration = Duration::from_secs(10);
 pub(crate) struct Toolboxes {
     boxes: IndexMap<String, Arc<Toolbox>>,
     /// The session itself, whose calls these are.
-    agent: Arc<AgentLink>,
+    agent: Agent,
     /// How the session's own children start.
     launch: Arc<Launch>,
     /// The servers every session shares, if sessions share any.
@@ -77,20 +75,13 @@ impl Toolboxes {
     /// Builds one session's toolboxes: a server marked `"sharing": "session"`, or any server
     /// when nothing is `shared`, gets a slot of the session's own. Starts nothing but the idle
     /// sweeper (which needs a runtime).
-    pub(crate) fn new(
-        config: &Config,
-        agent: Arc<AgentLink>,
-        shared: Option<Arc<SharedServers>>,
-    ) -> Self {
+    pub(crate) fn new(config: &Config, agent: Agent, shared: Option<Arc<SharedServers>>) -> Self {
         let launch = Arc::new(Launch {
             registry: Arc::new(ProcessRegistry::default()),
-            agent: AgentRoute::Own(agent.clone()),
+            agent: agent.clone(),
             metrics: shared.as_ref().and_then(|shared| shared.metrics()),
             catalogs: CatalogCache::new(&config.catalog),
         });
-        if let Some(shared) = &shared {
-            shared.join(&agent);
-        }
         let boxes: IndexMap<String, Arc<Toolbox>> = config
             .toolboxes
             .iter()
@@ -152,7 +143,7 @@ impl Toolboxes {
     }
 
     /// The agent session these toolboxes are for.
-    pub(crate) fn agent(&self) -> &Arc<AgentLink> {
+    pub(crate) fn agent(&self) -> &Agent {
         &self.agent
     }
 
@@ -184,7 +175,7 @@ impl Toolboxes {
     /// The session's `logging/setLevel`: its own children take `level`; shared children take
     /// it only if it is more verbose than theirs (each session filters to its own level).
     pub(crate) async fn set_log_level(&self, level: LoggingLevel) {
-        self.agent.set_log_level(level);
+        let _ = self.agent.set_log_level(level);
         let shared_level = self
             .shared
             .as_ref()

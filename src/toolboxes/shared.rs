@@ -1,6 +1,6 @@
 //! The servers agent sessions share under `serve --http`: one slot per configured server that
 //! is not marked `"sharing": "session"`, started by the first session that needs it, with the
-//! `SharedLink` as its agent side (a child's request reaches the session whose call it serves).
+//! port it is given as its agent side (a child's request reaches the session whose call it serves).
 #![allow(
     deprecated,
     reason = "SEP-2577 deprecates logging, but revisions before 2026-07-28 have it"
@@ -14,10 +14,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::{ServerSlot, idle, stop_children};
 use crate::{
-    agent_link::AgentLink,
-    agent_route::{AgentRoute, SharedLink},
-    catalog_cache::CatalogCache,
-    children::{Launch, ProcessRegistry},
+    catalog::cache::CatalogCache,
+    children::{Agent, Launch, ProcessRegistry},
     config::{Config, Sharing},
     metrics::Metrics,
 };
@@ -26,18 +24,18 @@ pub(crate) struct SharedServers {
     /// By toolbox, then server.
     slots: IndexMap<(String, String), Arc<ServerSlot>>,
     launch: Arc<Launch>,
-    link: Arc<SharedLink>,
+    /// Where the shared children's requests and notices go.
+    agent: Agent,
     stop: CancellationToken,
 }
 
 impl SharedServers {
     /// Builds the shared slots; starts nothing but their idle sweeper. Every session's starts
     /// and calls count in `metrics`.
-    pub(crate) fn new(config: &Config, metrics: Arc<Metrics>) -> Arc<Self> {
-        let link = Arc::new(SharedLink::default());
+    pub(crate) fn new(config: &Config, metrics: Arc<Metrics>, agent: Agent) -> Arc<Self> {
         let launch = Arc::new(Launch {
             registry: Arc::new(ProcessRegistry::default()),
-            agent: AgentRoute::Shared(link.clone()),
+            agent: agent.clone(),
             metrics: Some(metrics),
             catalogs: CatalogCache::new(&config.catalog),
         });
@@ -56,7 +54,7 @@ impl SharedServers {
         Arc::new(Self {
             slots,
             launch,
-            link,
+            agent,
             stop,
         })
     }
@@ -65,11 +63,6 @@ impl SharedServers {
         self.slots
             .get(&(toolbox.to_owned(), server.to_owned()))
             .cloned()
-    }
-
-    /// `session` may call the shared children from now on.
-    pub(super) fn join(&self, session: &Arc<AgentLink>) {
-        self.link.join(session);
     }
 
     pub(crate) fn metrics(&self) -> Option<Arc<Metrics>> {
@@ -85,7 +78,7 @@ impl SharedServers {
     }
 
     pub(super) fn lower_level(&self, level: LoggingLevel) -> Option<LoggingLevel> {
-        self.link.lower_level(level)
+        self.agent.set_log_level(level)
     }
 
     /// Stops every shared child; none starts afterwards.

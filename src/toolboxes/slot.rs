@@ -12,8 +12,8 @@ use std::{
 
 use super::backoff::Backoff;
 use crate::{
+    catalog::cache::Offer,
     catalog::{ServerCatalog, Source},
-    catalog_cache::Offer,
     children::{Child, Launch},
     config::ServerSpec,
     locks,

@@ -395,7 +395,27 @@ async fn a_child_on_2026_07_28_only_is_started_and_asks_agents_of_both_eras() {
 #[tokio::test]
 async fn a_task_runs_to_completion_through_use_tool() {
     let (_dir, args) = demo_everything(npm_server("mcp-server-everything", &["stdio"]));
-    let seen = python_client("mcp_tasks.py", args).await;
+    check_task_run(&python_client("mcp_tasks.py", args).await);
+}
+
+/// The same client and tasks over `serve --http`: the session core serves 2025-11-25 tasks
+/// whatever transport carries the session.
+#[tokio::test]
+async fn a_task_runs_to_completion_through_use_tool_over_http() {
+    let (_dir, path) = write_config(&config(&[(
+        "demo",
+        "The MCP reference server",
+        json!({ "everything": npm_server("mcp-server-everything", &["stdio"]) }),
+    )]));
+    let (_served, port) = crate::http_serve::serve(&path, "").await;
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let seen =
+        crate::http_serve::agent("mcp_tasks.py", &["demo", "everything", "--url", &url]).await;
+    check_task_run(&seen);
+}
+
+/// What `mcp_tasks.py` saw of a task run through use_tool, on either transport.
+fn check_task_run(seen: &Value) {
     assert_eq!(seen["protocol"], json!("2025-11-25"), "{seen}");
     assert_eq!(
         seen["tasks_capability"],

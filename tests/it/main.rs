@@ -1,6 +1,7 @@
 //! Integration tests: the real `toolshelf` binary, driven over stdio by a real rmcp client, with
 //! real children (the fixture server of this repo and pinned npm servers).
 
+mod architecture;
 mod bench_smoke;
 mod catalog;
 mod cli;

@@ -4,22 +4,38 @@ through toolshelf's use_tool with the SDK's own task types: create, get, list, r
 an ambiguous query whose clarification the child asks for while the agent waits in
 tasks/result, and the child's notifications/tasks/status under toolshelf's handles.
 
-Usage: mcp_tasks.py TOOLBOX SERVER -- COMMAND [ARGS...]
+Usage: mcp_tasks.py TOOLBOX SERVER -- COMMAND [ARGS...]   (toolshelf on stdio)
+       mcp_tasks.py TOOLBOX SERVER --url URL                (`toolshelf serve --http`)
 Prints one JSON object with what the client saw; exits non-zero on any unexpected failure.
 """
 
 import asyncio
+import contextlib
 import json
 import sys
 
 from mcp import ClientSession, MCPError, StdioServerParameters, types
 from mcp.client.extension import NotificationBinding
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 TOOL = "simulate-research-query"
 
 
-async def main(toolbox: str, server: str, command: list[str]) -> dict:
+@contextlib.asynccontextmanager
+async def connect(target: list[str]):
+    """The client's streams to toolshelf: a process on stdio, or a URL over streamable HTTP."""
+    if target[0] == "--url":
+        async with streamable_http_client(target[1]) as streams:
+            yield streams[0], streams[1]
+    else:
+        assert target[0] == "--", __doc__
+        parameters = StdioServerParameters(command=target[1], args=target[2:])
+        async with stdio_client(parameters) as (read, write):
+            yield read, write
+
+
+async def main(toolbox: str, server: str, target: list[str]) -> dict:
     seen: dict = {"elicitation": [], "status_notices": []}
 
     async def notice(params: types.TaskStatusNotificationParams) -> None:
@@ -37,8 +53,7 @@ async def main(toolbox: str, server: str, command: list[str]) -> dict:
         seen["elicitation_task"] = (meta.get("io.modelcontextprotocol/related-task") or {}).get("taskId")
         return types.ElicitResult(action="accept", content={"interpretation": "programming"})
 
-    parameters = StdioServerParameters(command=command[0], args=command[1:])
-    async with stdio_client(parameters) as (read, write):
+    async with connect(target) as (read, write):
         async with ClientSession(
             read, write, elicitation_callback=elicitation, notification_bindings=[status]
         ) as session:
@@ -136,6 +151,5 @@ async def main(toolbox: str, server: str, command: list[str]) -> dict:
 
 
 if __name__ == "__main__":
-    toolbox, server, separator, *command = sys.argv[1:]
-    assert separator == "--", __doc__
-    print(json.dumps(asyncio.run(main(toolbox, server, command))))
+    toolbox, server, *target = sys.argv[1:]
+    print(json.dumps(asyncio.run(main(toolbox, server, target))))

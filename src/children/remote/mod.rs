@@ -26,7 +26,7 @@ use super::{child_transport::CHILD_MESSAGE_LIMIT, link::Ends};
 use crate::{
     config::{RemoteServer, RemoteTransport},
     http_client::CONNECT_TIMEOUT,
-    json_lines::{Line, LineReader, LineWriter},
+    jsonrpc::lines::{Line, LineReader, LineWriter},
     oauth::{Grant, SavedLogin},
 };
 

@@ -24,7 +24,7 @@ use super::{
 };
 use crate::{
     children::child_transport::{CHILD_MESSAGE_LIMIT, too_large},
-    json_lines::LineReader,
+    jsonrpc::lines::LineReader,
     locks,
 };
 

@@ -7,9 +7,9 @@
 
 use rmcp::{ErrorData as McpError, model::SubscriptionFilter, service::SubscriptionContext};
 
-use super::Toolshelf;
+use super::state::SessionState;
 
-impl Toolshelf {
+impl SessionState {
     /// The part of `requested` toolshelf serves.
     pub(super) fn listen_filter(&self, requested: &SubscriptionFilter) -> SubscriptionFilter {
         let mut accepted = requested.clone();
@@ -30,8 +30,8 @@ impl Toolshelf {
             .unwrap_or_default();
         let cancel = context.request_context().ct.clone();
         let (servers, _) = self.offering_servers().await;
-        let routes = &self.inner.resources;
-        let _listening = self.inner.agent.listen(context.sink().clone());
+        let routes = &self.resources;
+        let _listening = self.agent.listen(context.sink().clone());
         let mut subscribed = Vec::new();
         for uri in &uris {
             let outcome = routes
@@ -53,7 +53,6 @@ impl Toolshelf {
         let never = tokio_util::sync::CancellationToken::new();
         for uri in uris {
             let outcome = self
-                .inner
                 .resources
                 .subscription(&servers, "resources/unsubscribe", uri, &never)
                 .await;

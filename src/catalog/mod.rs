@@ -6,6 +6,11 @@
 //! list is kept in the persisted catalog (`catalog_cache`), from which a server that has not
 //! started yet is `recall`ed.
 
+pub mod cache;
+mod listed_tool;
+
+pub(crate) use listed_tool::ListedTool;
+
 use std::{
     sync::{Arc, Mutex, RwLock},
     time::SystemTime,
@@ -15,8 +20,7 @@ use indexmap::IndexMap;
 use rmcp::model::{MetaObject, Tool};
 
 use crate::{
-    catalog_cache::{CacheFile, CatalogCache, Identity, Offer},
-    children::ListedTool,
+    catalog::cache::{CacheFile, CatalogCache, Identity, Offer},
     config::{ServerSpec, ToolFilter, ToolOverride},
     locks,
 };

@@ -15,7 +15,7 @@ use super::{
     access_log::AccessEntry,
     connection::Connections,
     direct::{DirectPath, Routed},
-    session::{self, HttpSession, Sessions},
+    session::{self, Sessions},
     session_streams::SessionStreams,
 };
 
@@ -31,7 +31,7 @@ pub(super) struct Gate {
     pub(super) streams: Arc<SessionStreams>,
     /// rmcp's service, called by reference: its `Service::call` clones it (its config, the
     /// allowed hosts and origins) for every request.
-    pub(super) mcp: StreamableHttpService<HttpSession, SessionStreams>,
+    pub(super) mcp: StreamableHttpService<crate::session::Session, SessionStreams>,
 }
 
 impl Gate {
@@ -196,7 +196,7 @@ fn undecodable(said: &[u8]) -> Option<Response<Body>> {
             ),
         ),
     };
-    let line = crate::agent_message::error_line(None, code, &message);
+    let line = crate::jsonrpc::envelope::error_line(None, code, &message);
     Some(respond(
         StatusCode::BAD_REQUEST,
         Some("application/json"),

@@ -23,7 +23,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use crate::locks;
+use crate::{locks, tasks::TaskDeclaration};
 use futures::Stream;
 use rmcp::{
     RoleServer,
@@ -96,6 +96,8 @@ struct Routes {
     by_progress: HashMap<ProgressToken, u64>,
     standalone: Standalone,
     last_heard: Instant,
+    /// What rmcp's typed results cannot tell a 2025-11-25 agent of tasks, added on the way out.
+    declaration: TaskDeclaration,
 }
 
 struct RequestStream {
@@ -265,6 +267,7 @@ impl Session {
     /// Sends what the service sent to the stream it belongs on.
     fn deliver(&self, message: ServerJsonRpcMessage) {
         let mut routes = self.heard();
+        let message = routes.declaration.outgoing(message);
         let answers = match &message {
             JsonRpcMessage::Response(response) => Some(&response.id),
             JsonRpcMessage::Error(error) => error.id.as_ref(),
@@ -512,6 +515,7 @@ impl SessionManager for SessionStreams {
                 by_progress: HashMap::new(),
                 standalone: Standalone::default(),
                 last_heard: Instant::now(),
+                declaration: TaskDeclaration::default(),
             }),
             direct_calls: AtomicUsize::new(0),
         });

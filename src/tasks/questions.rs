@@ -19,7 +19,7 @@ use rmcp::model::{ClientResult, InputRequest, InputRequests, InputResponses, Ser
 use tokio::sync::{Notify, oneshot};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use crate::agent_link::Relayed;
+use crate::children::Relayed;
 use crate::locks;
 
 /// How long a `tasks/get` that finds the child waiting for input waits for its questions to

@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::{
-    children::ListedTool,
+    catalog::ListedTool,
     config::{CatalogSettings, ServerSpec},
 };
 

@@ -28,7 +28,7 @@ use crate::config::{Config, HttpLimits};
 use connection::{Connections, GuardedBody};
 use direct::DirectPath;
 use gate::{Body, Gate, respond};
-use session::{HttpSession, Sessions};
+use session::Sessions;
 use session_streams::SessionStreams;
 
 /// Where `serve --http` listens unless told: loopback, a fixed port.
@@ -110,7 +110,7 @@ pub async fn serve_http(
     let mcp = StreamableHttpService::new(
         {
             let sessions = sessions.clone();
-            move || Ok::<HttpSession, std::io::Error>(sessions.handler())
+            move || Ok::<crate::session::Session, std::io::Error>(sessions.handler())
         },
         manager.clone(),
         rmcp_config(&options, &limits, &hosts, stop.clone()),

@@ -18,11 +18,11 @@ use std::sync::{
     atomic::{AtomicBool, Ordering},
 };
 
+use futures::future::BoxFuture;
 use rmcp::{
     ErrorData as McpError, Peer, RoleServer,
     model::{
-        ClientCapabilities, ClientResult, CreateMessageResult, CustomNotification, ElicitResult,
-        ErrorCode, GetMeta, InputRequest, ListRootsResult, LoggingLevel,
+        ClientCapabilities, ClientResult, CustomNotification, ErrorCode, GetMeta, LoggingLevel,
         LoggingMessageNotificationParam, ResourceUpdatedNotification,
         ResourceUpdatedNotificationParam, ServerNotification, ServerRequest,
     },
@@ -32,9 +32,10 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::{
-    agent_input::AgentInput,
-    agent_tasks::{self, AgentTasks},
+    children::{AgentPort, Callers, Relayed, severity},
     locks,
+    session::input_rounds::AgentInput,
+    tasks::{self, AgentTasks},
 };
 
 /// The agent's session as children see it; one per agent session.
@@ -71,97 +72,6 @@ impl Drop for Listening {
     }
 }
 
-/// A request a child relays to the agent.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Relayed {
-    Sampling,
-    Elicitation,
-    Roots,
-}
-
-impl Relayed {
-    fn method(self) -> &'static str {
-        match self {
-            Relayed::Sampling => "sampling/createMessage",
-            Relayed::Elicitation => "elicitation/create",
-            Relayed::Roots => "roots/list",
-        }
-    }
-
-    /// The error a child gets for a request that cannot reach an agent, and why.
-    pub(crate) fn refused(self, origin: &str, why: &str) -> McpError {
-        McpError::new(
-            ErrorCode::METHOD_NOT_FOUND,
-            format!("{} from {origin} cannot be relayed: {why}", self.method()),
-            None,
-        )
-    }
-
-    pub(crate) fn capability(self) -> &'static str {
-        match self {
-            Relayed::Sampling => "sampling",
-            Relayed::Elicitation => "elicitation",
-            Relayed::Roots => "roots",
-        }
-    }
-
-    pub(crate) fn declared(self, capabilities: &ClientCapabilities) -> bool {
-        match self {
-            Relayed::Sampling => capabilities.sampling.is_some(),
-            Relayed::Elicitation => capabilities.elicitation.is_some(),
-            Relayed::Roots => capabilities.roots.is_some(),
-        }
-    }
-
-    /// A child's request as an input request of an `input_required` result (2026-07-28).
-    pub(crate) fn into_input(request: ServerRequest) -> Result<InputRequest, String> {
-        Ok(match request {
-            ServerRequest::CreateMessageRequest(request) => InputRequest::CreateMessage(request),
-            ServerRequest::ElicitRequest(request) => InputRequest::Elicitation(request),
-            ServerRequest::ListRootsRequest(request) => InputRequest::ListRoots(request),
-            _ => return Err("only sampling, elicitation and roots requests can be relayed".into()),
-        })
-    }
-
-    /// An input request of a child's `input_required` result as the request it stands for.
-    pub(crate) fn from_input(request: InputRequest) -> Option<(Self, ServerRequest)> {
-        Some(match request {
-            InputRequest::CreateMessage(request) => (
-                Relayed::Sampling,
-                ServerRequest::CreateMessageRequest(request),
-            ),
-            InputRequest::Elicitation(request) => {
-                (Relayed::Elicitation, ServerRequest::ElicitRequest(request))
-            }
-            InputRequest::ListRoots(request) => {
-                (Relayed::Roots, ServerRequest::ListRootsRequest(request))
-            }
-            _ => return None,
-        })
-    }
-
-    /// The agent's answer, given as JSON (an input response), as the result it must be.
-    pub(crate) fn result(self, answer: Value) -> Result<ClientResult, String> {
-        let unreadable = |error: serde_json::Error| {
-            format!(
-                "the MCP client's answer is not a {} result: {error}",
-                self.method()
-            )
-        };
-        Ok(match self {
-            Relayed::Sampling => ClientResult::CreateMessageResult(Box::new(
-                serde_json::from_value::<CreateMessageResult>(answer).map_err(unreadable)?,
-            )),
-            Relayed::Elicitation => ClientResult::ElicitResult(
-                serde_json::from_value::<ElicitResult>(answer).map_err(unreadable)?,
-            ),
-            Relayed::Roots => ClientResult::ListRootsResult(
-                serde_json::from_value::<ListRootsResult>(answer).map_err(unreadable)?,
-            ),
-        })
-    }
-}
-
 impl AgentLink {
     /// The agent's session began (its `initialize` arrived).
     pub(crate) fn connect(&self, peer: Peer<RoleServer>) {
@@ -190,7 +100,7 @@ impl AgentLink {
             return;
         };
         let notification = ServerNotification::CustomNotification(CustomNotification::new(
-            agent_tasks::STATUS_NOTIFICATION,
+            tasks::STATUS_NOTIFICATION,
             Some(params),
         ));
         if let Err(error) = peer.send_notification(notification).await {
@@ -265,7 +175,7 @@ impl AgentLink {
         if let Some((handle, _)) = task {
             // The agent knows the task by toolshelf's handle, never by the child's id.
             request.get_meta_mut().0.insert(
-                agent_tasks::RELATED_TASK.into(),
+                tasks::RELATED_TASK.into(),
                 serde_json::json!({ "taskId": handle }),
             );
         }
@@ -410,17 +320,57 @@ impl AgentLink {
     }
 }
 
-/// RFC 5424 order, least severe first.
-pub(crate) fn severity(level: LoggingLevel) -> u8 {
-    match level {
-        LoggingLevel::Debug => 0,
-        LoggingLevel::Info => 1,
-        LoggingLevel::Notice => 2,
-        LoggingLevel::Warning => 3,
-        LoggingLevel::Error => 4,
-        LoggingLevel::Critical => 5,
-        LoggingLevel::Alert => 6,
-        LoggingLevel::Emergency => 7,
+/// The port of one session's own children (every child on stdio): all they send is this
+/// session's.
+impl AgentPort for AgentLink {
+    fn child_capabilities(&self) -> ClientCapabilities {
+        AgentLink::child_capabilities(self)
+    }
+
+    fn log_level(&self) -> Option<LoggingLevel> {
+        AgentLink::log_level(self)
+    }
+
+    fn set_log_level(&self, level: LoggingLevel) -> Option<LoggingLevel> {
+        AgentLink::set_log_level(self, level);
+        Some(level)
+    }
+
+    fn relay<'a>(
+        &'a self,
+        kind: Relayed,
+        request: ServerRequest,
+        origin: &'a str,
+        task: Option<&'a str>,
+        _callers: Callers<'a>,
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, Result<ClientResult, McpError>> {
+        Box::pin(AgentLink::relay(self, kind, request, origin, task, cancel))
+    }
+
+    fn task_status<'a>(&'a self, origin: &'a str, params: Value) -> BoxFuture<'a, ()> {
+        Box::pin(AgentLink::task_status(self, origin, params))
+    }
+
+    fn tool_list_changed(&self) -> BoxFuture<'_, ()> {
+        Box::pin(AgentLink::tool_list_changed(self))
+    }
+
+    fn resource_updated(&self, params: ResourceUpdatedNotificationParam) -> BoxFuture<'_, ()> {
+        Box::pin(AgentLink::resource_updated(self, params))
+    }
+
+    fn offers_changed(&self, prompts: bool) -> BoxFuture<'_, ()> {
+        Box::pin(AgentLink::offers_changed(self, prompts))
+    }
+
+    fn log<'a>(
+        &'a self,
+        origin: &'a str,
+        message: LoggingMessageNotificationParam,
+        _callers: Callers<'a>,
+    ) -> BoxFuture<'a, bool> {
+        Box::pin(AgentLink::log(self, origin, message))
     }
 }
 

@@ -8,6 +8,12 @@
 //! Transport-independent: an adapter hands over the method, its raw params and the agent's
 //! cancellation, and writes back the raw result or the error.
 
+mod declaration;
+pub(crate) mod questions;
+
+pub(crate) use crate::children::{RELATED_TASK, STATUS_NOTIFICATION};
+pub(crate) use declaration::TaskDeclaration;
+
 use std::{
     borrow::Cow,
     collections::HashMap,
@@ -26,23 +32,8 @@ use tokio_util::sync::CancellationToken;
 use crate::{
     children::{CallError, Child, TaskHold, ToolResultJson},
     locks,
-    task_questions::{QUESTION_WAIT, TaskQuestions},
+    tasks::questions::{QUESTION_WAIT, TaskQuestions},
 };
-
-/// What toolshelf declares under `capabilities.tasks` to an agent on 2025-11-25: tasks for
-/// `tools/call` (a child that runs tools as tasks can be reached), listing and cancelling.
-/// Nothing for the client side: children are not offered task-augmented requests to the agent.
-pub(crate) const CAPABILITY: &str = r#"{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}"#;
-
-/// `use_tool`'s own `execution`: the agent may call it as a task; whether the call then runs as
-/// one is the child's answer.
-pub(crate) const USE_TOOL_EXECUTION: &str = r#"{"taskSupport":"optional"}"#;
-
-/// A child's notice that a task's status changed (2025-11-25).
-pub(crate) const STATUS_NOTIFICATION: &str = "notifications/tasks/status";
-
-/// The `_meta` key that ties a message to a task.
-pub(crate) const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
 /// A `use_tool` call that may run as a task, and the session's table its handle goes into.
 #[derive(Clone, Copy)]
@@ -633,30 +624,6 @@ fn unreadable(method: Method, route: &Route) -> ErrorData {
         ),
         None,
     )
-}
-
-/// An initialize or tools/list answer for an agent on 2025-11-25, with what rmcp's types cannot
-/// carry: the `tasks` capability and `use_tool`'s `execution`. `None` for other answers.
-pub(crate) fn declared(result: &rmcp::model::ServerResult) -> Option<Value> {
-    use rmcp::model::ServerResult;
-    match result {
-        ServerResult::InitializeResult(result) => {
-            let mut value = serde_json::to_value(result).ok()?;
-            value["capabilities"]["tasks"] = serde_json::from_str(CAPABILITY).ok()?;
-            Some(value)
-        }
-        ServerResult::ListToolsResult(result) => {
-            let mut value = serde_json::to_value(result).ok()?;
-            let use_tool = value
-                .get_mut("tools")?
-                .as_array_mut()?
-                .iter_mut()
-                .find(|tool| tool["name"] == crate::meta_tools::USE_TOOL)?;
-            use_tool["execution"] = serde_json::from_str(USE_TOOL_EXECUTION).ok()?;
-            Some(value)
-        }
-        _ => None,
-    }
 }
 
 #[cfg(test)]

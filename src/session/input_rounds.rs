@@ -42,8 +42,8 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::{
-    agent_link::{Relayed, severity},
     children::CurrentToken,
+    children::{Relayed, severity},
     error::{DownstreamKind, ToolError},
     forward::CallAnswer,
     locks,

@@ -12,7 +12,7 @@ use std::{
 use rmcp::model::{NumberOrString, RequestId};
 use tokio_util::sync::CancellationToken;
 
-use crate::agent_message::AgentId;
+use crate::jsonrpc::envelope::AgentId;
 use crate::locks;
 
 /// Shared by the transport (which reads requests and writes rmcp's answers) and the direct
@@ -48,7 +48,7 @@ pub(crate) struct InUse;
 impl InUse {
     /// The error line that refuses request `id`.
     pub(crate) fn answer(id: &AgentId) -> Vec<u8> {
-        crate::agent_message::error_line(
+        crate::jsonrpc::envelope::error_line(
             Some(id),
             rmcp::model::ErrorCode::INVALID_REQUEST,
             &format!(
@@ -170,10 +170,10 @@ mod tests {
     use super::*;
 
     fn id(text: &str) -> AgentId {
-        match crate::agent_message::read(
+        match crate::jsonrpc::envelope::read(
             format!(r#"{{"jsonrpc":"2.0","id":{text},"method":"ping"}}"#).as_bytes(),
         ) {
-            crate::agent_message::Incoming::Request { id, .. } => id,
+            crate::jsonrpc::envelope::Incoming::Request { id, .. } => id,
             _ => panic!("not a request"),
         }
     }

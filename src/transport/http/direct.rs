@@ -1,15 +1,17 @@
-//! `use_tool` calls of a 2025-era session answered in the gate, past rmcp's service: the HTTP
-//! side of the direct path stdio has (`agent_calls`). rmcp's path costs a request its decoding
-//! into typed enums, a trip through the session's service, a stream of its own, and the child's
-//! result decoded and encoded again; this path reads the envelope, runs the call through the
-//! same core (`DirectCall`), and writes the child's result bytes as a JSON body.
+//! The requests of a 2025-era session that its door serves (`use_tool` calls, 2025-11-25
+//! tasks), answered in the gate, past rmcp's service, as stdio hands them to the door too.
+//! rmcp's path costs a request its decoding into typed enums, a trip through the session's
+//! service, a stream of its own, and the child's result decoded and encoded again; this path
+//! reads the envelope, hands the request to the session (`SessionState::take`), and writes the
+//! answer's bytes as a JSON body.
 //!
 //! It takes only what it can answer exactly as rmcp would: a POST in a session still open,
 //! from a client rmcp's checks would admit (a loopback or allowed `Host`, no `Origin`, both media
 //! types accepted, a JSON body of a stated length within the limit), calling a child's tool
-//! without asking for progress or a task (those need a stream back) or with arguments no child
-//! could read (refused at once, so no stream is needed; rmcp would answer 415), and the
-//! cancellation of such a call. Everything else goes to rmcp unchanged.
+//! without asking for progress (that needs a stream back) or with arguments no child could read
+//! (refused at once, so no stream is needed; rmcp would answer 415); a 2025-11-25 session's
+//! `tasks/…` requests and task-augmented calls, which only the door serves; and the
+//! cancellation of such a request. Everything else goes to rmcp unchanged.
 
 use std::sync::Arc;
 
@@ -22,13 +24,16 @@ use super::{
     Body,
     access_log::AccessEntry,
     respond,
-    session::{OwnSession, SESSION_ID_HEADER, Sessions},
+    session::{SESSION_ID_HEADER, Sessions},
     session_streams::{DirectCallGuard, SessionStreams},
 };
 use crate::{
-    agent_calls::{DirectCall, Protocol},
-    agent_message::{self, AgentId, Incoming as Message},
-    agent_requests::{Cancelled, InUse},
+    jsonrpc::envelope::{self, AgentId, Incoming as Message},
+    session::{
+        SessionState,
+        door::Request as DoorRequest,
+        in_flight::{Cancelled, InUse},
+    },
 };
 
 /// A request's body as rmcp gets it: untouched, or read already by the direct path.
@@ -76,7 +81,7 @@ impl DirectPath {
         request: Request<Incoming>,
         access: Option<&mut AccessEntry>,
     ) -> Routed {
-        let Some((id, own)) = self.own_session(&request) else {
+        let Some((id, state)) = self.own_session(&request) else {
             return Routed::Passed(request.map(Either::Left));
         };
         // A session ended (DELETE, expiry) is gone before its handler is: rmcp's 404. The guard
@@ -96,7 +101,7 @@ impl DirectPath {
                 ));
             }
         };
-        match self.serve(&own, &body, in_use, access).await {
+        match self.serve(&state, &body, in_use, access).await {
             Some(response) => Routed::Answered(response),
             None => Routed::Passed(Request::from_parts(parts, Either::Right(Full::new(body)))),
         }
@@ -106,14 +111,14 @@ impl DirectPath {
     fn own_session<'r>(
         &self,
         request: &'r Request<Incoming>,
-    ) -> Option<(&'r str, Arc<OwnSession>)> {
+    ) -> Option<(&'r str, Arc<SessionState>)> {
         if request.method() != Method::POST {
             return None;
         }
         let headers = request.headers();
         let id = headers.get(SESSION_ID_HEADER)?.to_str().ok()?;
-        let own = self.sessions.by_id(id)?;
-        let version = own.protocol()?;
+        let state = self.sessions.by_id(id)?;
+        let version = state.protocol()?;
         let admitted = !headers.contains_key(header::ORIGIN)
             && self.host_allowed(headers)
             && accepts_json_and_events(headers)
@@ -125,7 +130,7 @@ impl DirectPath {
             && headers
                 .get("mcp-protocol-version")
                 .is_none_or(|given| given.as_bytes() == version.as_str().as_bytes());
-        admitted.then_some((id, own))
+        admitted.then_some((id, state))
     }
 
     fn host_allowed(&self, headers: &HeaderMap) -> bool {
@@ -143,28 +148,24 @@ impl DirectPath {
     /// The answer to a message this path takes; `None` passes it to rmcp.
     async fn serve(
         &self,
-        own: &Arc<OwnSession>,
+        state: &Arc<SessionState>,
         body: &[u8],
         in_use: DirectCallGuard,
         access: Option<&mut AccessEntry>,
     ) -> Option<Response<Body>> {
-        let protocol = Protocol::of(own.protocol()?);
-        match agent_message::read(body) {
-            Message::Request {
-                id,
-                method,
-                params: Some(params),
-            } if method == "tools/call" => {
-                let call = DirectCall::read(&own.shelf, params, protocol)
-                    .filter(|call| !call.needs_a_stream() || call.is_refused_at_once())?;
+        match envelope::read(body) {
+            Message::Request { id, method, params } => {
+                let request = state
+                    .door_request(&method, params)
+                    .filter(|request| !request.needs_a_stream())?;
                 if let Some(access) = access {
-                    access.call = Some(call.tool_named());
+                    access.call = request.tool_named();
                 }
-                Some(self.call(own.clone(), id, call, in_use).await)
+                Some(answer(state, id, request, in_use).await)
             }
             Message::Notification { method, params } if method == "notifications/cancelled" => {
-                let (id, _) = agent_message::cancelled_request(params)?;
-                match own.requests.cancel(&id) {
+                let (id, _) = envelope::cancelled_request(params)?;
+                match state.cancel(&id) {
                     Cancelled::Direct => {
                         tracing::debug!(%id, "call cancelled by the client");
                         Some(respond(StatusCode::ACCEPTED, None, Bytes::new()))
@@ -176,42 +177,36 @@ impl DirectPath {
             _ => None,
         }
     }
+}
 
-    /// Runs one call in a task of its own (a client that goes away does not cut it short, as
-    /// on rmcp's path) and answers with its result.
-    async fn call(
-        &self,
-        own: Arc<OwnSession>,
-        id: AgentId,
-        call: DirectCall,
-        in_use: DirectCallGuard,
-    ) -> Response<Body> {
-        let in_flight = match self.sessions.enter_call(Some(&own)) {
-            Ok(in_flight) => in_flight,
-            Err(refused) => return json(agent_message::error_data_line(Some(&id), &refused)),
-        };
-        let ticket = match own.requests.begin_direct(&id) {
-            Ok(ticket) => ticket,
-            Err(_) => return json(Ok(InUse::answer(&id))),
-        };
-        let answered = tokio::spawn(async move {
-            let _held = (in_flight, in_use);
-            let line = call.answer(&own.shelf, &id, &ticket.cancel, None).await;
-            own.requests.finish_direct(&id, &ticket).then_some(line)
-        })
-        .await;
-        match answered {
-            Ok(Some(line)) => json(line),
-            // Cancelled: an event stream that ends without an answer, as rmcp's does.
-            Ok(None) => respond(StatusCode::OK, Some("text/event-stream"), Bytes::new()),
-            Err(error) => {
-                tracing::error!(%error, "a call's task ended without an answer");
-                json(Ok(agent_message::error_line(
-                    None,
-                    rmcp::model::ErrorCode::INTERNAL_ERROR,
-                    "toolshelf failed while serving this call (its log has why); the call may have run, so check its effect before calling again",
-                )))
-            }
+/// Runs one request in a task of its own (a client that goes away does not cut it short, as on
+/// rmcp's path) and answers with its result.
+async fn answer(
+    state: &Arc<SessionState>,
+    id: AgentId,
+    request: DoorRequest,
+    in_use: DirectCallGuard,
+) -> Response<Body> {
+    let answer = match state.take(&id, request, None) {
+        Ok(answer) => answer,
+        Err(_) => return json(Ok(InUse::answer(&id))),
+    };
+    let answered = tokio::spawn(async move {
+        let _held = in_use;
+        answer.await
+    })
+    .await;
+    match answered {
+        Ok(Some(line)) => json(line),
+        // Cancelled: an event stream that ends without an answer, as rmcp's does.
+        Ok(None) => respond(StatusCode::OK, Some("text/event-stream"), Bytes::new()),
+        Err(error) => {
+            tracing::error!(%error, "a call's task ended without an answer");
+            json(Ok(envelope::error_line(
+                None,
+                rmcp::model::ErrorCode::INTERNAL_ERROR,
+                "toolshelf failed while serving this call (its log has why); the call may have run, so check its effect before calling again",
+            )))
         }
     }
 }
@@ -258,7 +253,7 @@ fn normal_host(host: &str) -> String {
 fn json(line: serde_json::Result<Vec<u8>>) -> Response<Body> {
     let line = line.unwrap_or_else(|error| {
         tracing::error!(%error, "an answer could not be encoded");
-        agent_message::error_line(
+        envelope::error_line(
             None,
             rmcp::model::ErrorCode::INTERNAL_ERROR,
             "toolshelf could not encode the answer to this call (its log has why); the call may have run, so check its effect before calling again",

@@ -1,0 +1,212 @@
+//! Calls of children's tools as the agent makes them: through `use_tool`, or by a flat name;
+//! for a 2026-07-28 agent without a session, in rounds a child's request ends.
+
+use std::sync::Arc;
+
+use rmcp::{
+    ErrorData as McpError, RoleServer,
+    model::{CallToolRequestParams, ClientCapabilities, JsonObject},
+    service::RequestContext,
+};
+use serde_json::{Value, value::RawValue};
+use tokio_util::sync::CancellationToken;
+
+use super::{
+    input_rounds::{Outcome, ToolName},
+    state::SessionState,
+};
+use crate::{
+    children::{CurrentToken, PeerProgress, ProgressOut, ProgressTarget},
+    forward::{CallAnswer, CallParts, ChildErrors},
+    jsonrpc::call_meta::CallMeta,
+    meta_tools::UseToolInput,
+    tasks::{TaskAsk, TaskRequest},
+};
+
+/// A call of a child's tool, as the agent made it.
+pub(crate) enum ChildCall {
+    /// `use_tool` with its input.
+    UseTool(UseToolInput),
+    /// Flat mode: the tool's flat name and its arguments as the agent wrote them.
+    Flat {
+        name: String,
+        arguments: Option<Box<RawValue>>,
+    },
+}
+
+impl ChildCall {
+    /// The tool the call names, as the agent wrote it (`toolbox/server/name`, or a flat name).
+    pub(crate) fn tool_named(&self) -> String {
+        match self {
+            ChildCall::UseTool(input) => input.tool_named(),
+            ChildCall::Flat { name, .. } => name.clone(),
+        }
+    }
+
+    /// The tool's own arguments, as the agent wrote them.
+    pub(crate) fn arguments(&self) -> Option<&RawValue> {
+        match self {
+            ChildCall::UseTool(input) => input.arguments(),
+            ChildCall::Flat { arguments, .. } => arguments.as_deref(),
+        }
+    }
+}
+
+impl SessionState {
+    /// Runs `call`; progress goes to the agent through `out` under the call's progress token,
+    /// if it gave one, and the rest of its `_meta` that is the agent's own goes to the child.
+    /// `task` is the agent's `params.task` (2025-11-25): the call runs as a task if the child
+    /// runs it as one.
+    pub(crate) async fn call(
+        &self,
+        call: ChildCall,
+        cancel: &CancellationToken,
+        meta: CallMeta,
+        task: Option<TaskAsk<'_>>,
+        out: Option<ProgressOut>,
+    ) -> CallAnswer {
+        let token = meta
+            .progress
+            .clone()
+            .map(|token| CurrentToken::new(Some(token)));
+        self.call_with(call, cancel, meta, task, token, out).await
+    }
+
+    /// `call` with the call's progress going under `token`, which may change while it runs.
+    async fn call_with(
+        &self,
+        call: ChildCall,
+        cancel: &CancellationToken,
+        meta: CallMeta,
+        task: Option<TaskAsk<'_>>,
+        token: Option<CurrentToken>,
+        out: Option<ProgressOut>,
+    ) -> CallAnswer {
+        let inner = self;
+        let progress = token
+            .zip(out)
+            .map(|(token, out)| ProgressTarget { out, token });
+        let task = task.map(|ask| TaskRequest {
+            ask,
+            tasks: inner.agent.tasks(),
+        });
+        let mut parts = CallParts {
+            arguments: None,
+            cancel,
+            progress,
+            meta: &meta.forwarded,
+            task,
+            child_errors: ChildErrors::UrlElicitation,
+        };
+        match (call, &inner.flat) {
+            (ChildCall::Flat { name, arguments }, Some(flat)) => {
+                parts.arguments = arguments.as_deref();
+                parts.child_errors = ChildErrors::All;
+                flat.call(&inner.toolboxes, &name, parts).await
+            }
+            (ChildCall::UseTool(input), _) => {
+                inner.meta.use_tool(&inner.toolboxes, input, parts).await
+            }
+            (ChildCall::Flat { .. }, None) => {
+                CallAnswer::Refused(McpError::internal_error("flat mode is off", None))
+            }
+        }
+    }
+
+    /// Runs `use_tool` for an agent without a session (2026-07-28), for which a child's request
+    /// ends the call's round (`agent_input`); a retry with `requestState` continues that call.
+    pub(super) async fn in_rounds(
+        self: &Arc<Self>,
+        request: CallToolRequestParams,
+        capabilities: ClientCapabilities,
+        meta: CallMeta,
+        ask: Option<TaskAsk<'static>>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Outcome, McpError> {
+        let input = self.agent.input();
+        let log_level = context.meta.log_level();
+        if let Some(level) = log_level
+            && self.agent.log_level() != Some(level)
+        {
+            // Children have one level per session: the agent's latest.
+            self.set_log_level(level).await;
+        }
+        // The retry's requestState is bound to the tool the call named.
+        let tool = match &self.flat {
+            Some(flat) => {
+                let (toolbox, server, name) = flat.locate(&request.name).unwrap_or_default();
+                ToolName {
+                    toolbox: toolbox.to_owned(),
+                    server: server.to_owned(),
+                    name: name.to_owned(),
+                }
+            }
+            None => named_tool(request.arguments.as_ref().unwrap_or(&JsonObject::new())),
+        };
+        let call = self.child_call(&request.name, request.arguments);
+        // Each round is a request of its own, with its own progress token.
+        let progress = meta.progress.clone();
+        // The first round's progress goes through its request's peer, handed to rmcp before the
+        // round's answer; later rounds' progress takes the token of their own request.
+        let mut first_round = None;
+        let round = match request.request_state {
+            Some(state) => input.resume(&state, &tool, request.input_responses, progress)?,
+            None => {
+                let state = self.clone();
+                let peer_progress = PeerProgress::start(context.peer.clone());
+                first_round = Some(peer_progress.clone());
+                let out = ProgressOut::Peer(peer_progress);
+                let token = CurrentToken::new(progress);
+                let call_token = token.clone();
+                input.begin(
+                    tool,
+                    capabilities,
+                    log_level,
+                    token,
+                    move |stop| async move {
+                        state
+                            .call_with(call, &stop, meta, ask, Some(call_token), Some(out))
+                            .await
+                    },
+                )
+            }
+        };
+        let outcome = input.wait(round, &context.peer, &context.ct).await;
+        if let Some(progress) = first_round {
+            progress.flush().await;
+        }
+        Ok(outcome)
+    }
+
+    /// Opens the toolbox a `use_tool` call names, if it is configured and not open: a client
+    /// without a session (2026-07-28 over HTTP) has no place to keep "open", so its calls open
+    /// what they need. A toolbox that cannot open is left to `use_tool`'s own error.
+    pub(crate) async fn open_named(&self, arguments: Option<&JsonObject>) {
+        let Some(arguments) = arguments else { return };
+        let named = named_tool(arguments);
+        let toolboxes = &self.toolboxes;
+        if let Some(toolbox) = toolboxes.get(&named.toolbox)
+            && !toolbox.is_open()
+            && let Err(conflicts) = toolboxes.open(toolbox).await
+        {
+            tracing::warn!(toolbox = %named.toolbox, ?conflicts, "the toolbox a call named cannot open");
+        }
+    }
+}
+
+/// The tool `use_tool`'s arguments name, as far as they do (they are checked later).
+pub(super) fn named_tool(arguments: &JsonObject) -> ToolName {
+    let part = |key: &str| {
+        arguments
+            .get("tool")
+            .and_then(|tool| tool.get(key))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    ToolName {
+        toolbox: part("toolbox"),
+        server: part("server"),
+        name: part("name"),
+    }
+}

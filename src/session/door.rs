@@ -1,0 +1,235 @@
+//! The door past rmcp: requests a session serves itself, the same for both transports. rmcp
+//! runs every request through its loop (a task per request, a channel for the response, a task
+//! to send it, the typed result encoded again); for the request an agent sends over and over,
+//! the profile showed that to be most of toolshelf's cost per call. Through the door a
+//! `use_tool` call (or flat mode's call of a child's tool) is decoded straight from its params,
+//! run in a task of its own, and answered with the child's result bytes as they came; a
+//! 2025-11-25 session's `tasks/…` requests, which rmcp does not know, are answered here too.
+//!
+//! It behaves as rmcp's path does: the transport takes a request (`take`), runs the answer it
+//! is given, and writes it back unless the agent cancelled the request meanwhile (`cancel`);
+//! such a request gets no response.
+
+use std::{borrow::Cow, sync::Arc};
+
+use futures::future::BoxFuture;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use tokio_util::sync::CancellationToken;
+
+use super::{
+    calls::ChildCall,
+    in_flight::{Cancelled, InUse},
+    state::SessionState,
+};
+use crate::{
+    children::ProgressOut,
+    forward,
+    jsonrpc::{
+        call_meta::CallMeta,
+        envelope::{self, AgentId},
+    },
+    meta_tools::UseToolInput,
+    revision::Protocol,
+    tasks::{AgentTasks, TaskAsk},
+};
+
+/// The params of a `use_tool` call this path serves. Anything else (another field, another
+/// tool) goes to rmcp.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UseToolParams<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+    /// The agent's request to run the call as a task (2025-11-25).
+    #[serde(borrow, default)]
+    task: Option<&'a RawValue>,
+    /// A request whose `_meta` has MCP's own keys (an inline protocol version, client info)
+    /// takes rmcp's path, which checks them (`CallMeta::from_raw`).
+    #[serde(rename = "_meta", borrow, default)]
+    meta: Option<&'a RawValue>,
+}
+
+/// A request the door serves.
+pub(crate) enum Request {
+    Call(DirectCall),
+    /// A 2025-11-25 `tasks/…` request, its params as written.
+    Task {
+        method: String,
+        params: Option<Box<RawValue>>,
+    },
+}
+
+impl Request {
+    /// The request asks for progress notifications, which need a stream back to the agent
+    /// beside the answer, unless it is refused at once. (A task's status notices go to the
+    /// session, not to the request that made it.)
+    pub(crate) fn needs_a_stream(&self) -> bool {
+        match self {
+            Request::Call(call) => call.meta.progress.is_some() && !call.is_refused_at_once(),
+            Request::Task { .. } => false,
+        }
+    }
+
+    /// The tool a call names, as the agent wrote it, for a log.
+    pub(crate) fn tool_named(&self) -> Option<String> {
+        match self {
+            Request::Call(call) => Some(call.tool_named()),
+            Request::Task { .. } => None,
+        }
+    }
+}
+
+/// The answer to a request the door took: its line, or `None` when the agent cancelled it.
+pub(crate) type Answer = BoxFuture<'static, Option<serde_json::Result<Vec<u8>>>>;
+
+impl SessionState {
+    /// The request the door serves, if `method` with `params` is one (the session must have
+    /// agreed on a protocol version); `None` leaves it to rmcp.
+    pub(crate) fn door_request(&self, method: &str, params: Option<&RawValue>) -> Option<Request> {
+        let protocol = Protocol::of(self.protocol()?);
+        if method == "tools/call" {
+            return DirectCall::read(self, params?, protocol).map(Request::Call);
+        }
+        (protocol == Protocol::Tasks && AgentTasks::serves(method)).then(|| Request::Task {
+            method: method.to_owned(),
+            params: params.map(RawValue::to_owned),
+        })
+    }
+
+    /// Takes `request` under the agent's `id`: what answers it, or `InUse` when a request with
+    /// that id is in flight. `progress` is where a call's progress goes, if it asked for any.
+    pub(crate) fn take(
+        self: &Arc<Self>,
+        id: &AgentId,
+        request: Request,
+        progress: Option<ProgressOut>,
+    ) -> Result<Answer, InUse> {
+        let in_flight = match &request {
+            Request::Call(_) => match self.enter_call() {
+                Ok(in_flight) => in_flight,
+                Err(refused) => {
+                    let line = envelope::error_data_line(Some(id), &refused);
+                    return Ok(Box::pin(std::future::ready(Some(line))));
+                }
+            },
+            Request::Task { .. } => None,
+        };
+        let ticket = self.requests().begin_direct(id)?;
+        let state = self.clone();
+        let id = id.clone();
+        // Boxed: both transports spawn this in a task of its own, and tokio moves a task's
+        // future several times on its way in and its output on its way out; unboxed, the whole
+        // call's state machine was copied each time (callgrind of `serve --http`: ~6,000
+        // instructions of memcpy per call).
+        Ok(Box::pin(async move {
+            let _in_flight = in_flight;
+            let cancel = &ticket.cancel;
+            let line = match request {
+                Request::Call(call) => call.answer(&state, &id, cancel, progress).await,
+                Request::Task { method, params } => {
+                    match state.task_request(&method, params.as_deref(), cancel).await {
+                        Ok(result) => envelope::response_line(&id, |out| {
+                            out.extend_from_slice(result.get().as_bytes());
+                            Ok(())
+                        }),
+                        Err(error) => envelope::error_data_line(Some(&id), &error),
+                    }
+                }
+            };
+            state.requests().finish_direct(&id, &ticket).then_some(line)
+        }))
+    }
+
+    /// The agent cancelled its request `id`: a request the door took stops and gets no answer.
+    pub(crate) fn cancel(&self, id: &AgentId) -> Cancelled {
+        self.requests().cancel(id)
+    }
+
+    /// Answers a `tasks/get`, `tasks/result`, `tasks/cancel` or `tasks/list` of a 2025-11-25
+    /// agent for a task started through `use_tool`.
+    async fn task_request(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+        cancel: &CancellationToken,
+    ) -> Result<Box<RawValue>, rmcp::ErrorData> {
+        self.agent.tasks().serve(method, params, cancel).await
+    }
+}
+
+/// A call of a child's tool read straight from a `tools/call` request's params.
+pub(crate) struct DirectCall {
+    call: ChildCall,
+    meta: CallMeta,
+    /// The agent's request to run the call as a task, as written.
+    task: Option<Box<RawValue>>,
+    protocol: Protocol,
+}
+
+impl DirectCall {
+    /// The call `params` ask of `shelf` in a session on `protocol`; `None` leaves the request to
+    /// rmcp (another tool, another field, MCP's own `_meta` keys).
+    fn read(state: &SessionState, params: &RawValue, protocol: Protocol) -> Option<Self> {
+        let params = serde_json::from_str::<UseToolParams<'_>>(params.get()).ok()?;
+        if !state.calls_a_child(&params.name) {
+            return None;
+        }
+        let meta = match params.meta {
+            Some(meta) => CallMeta::from_raw(meta)?,
+            None => CallMeta::default(),
+        };
+        let call = if state.is_flat() {
+            // The name is a child's tool, the arguments are its own.
+            ChildCall::Flat {
+                name: params.name.into_owned(),
+                arguments: params.arguments.map(RawValue::to_owned),
+            }
+        } else {
+            ChildCall::UseTool(match params.arguments {
+                Some(arguments) => UseToolInput::from_raw(arguments),
+                None => UseToolInput::from_object(Default::default()),
+            })
+        };
+        Some(Self {
+            call,
+            meta,
+            task: params.task.map(RawValue::to_owned),
+            protocol,
+        })
+    }
+
+    /// The call's arguments are refused before anything is sent (`forward::child_can_read`), so
+    /// its answer comes at once and needs no stream, whatever the call asked for.
+    fn is_refused_at_once(&self) -> bool {
+        self.call
+            .arguments()
+            .is_some_and(|arguments| !forward::child_can_read(arguments))
+    }
+
+    /// The tool the call names, as the agent wrote it, for a log.
+    pub(crate) fn tool_named(&self) -> String {
+        self.call.tool_named()
+    }
+
+    /// Runs the call and gives the line that answers request `id`.
+    async fn answer(
+        self,
+        state: &SessionState,
+        id: &AgentId,
+        cancel: &CancellationToken,
+        progress: Option<ProgressOut>,
+    ) -> serde_json::Result<Vec<u8>> {
+        let task = self
+            .task
+            .as_deref()
+            .filter(|_| self.protocol == Protocol::Tasks)
+            .map(TaskAsk::Given);
+        let answer = state
+            .call(self.call, cancel, self.meta, task, progress)
+            .await;
+        answer.line(id, self.protocol == Protocol::ResultType)
+    }
+}

@@ -1,0 +1,334 @@
+//! rmcp's requests of a session: `initialize`, the tool list and `tools/call` of the meta-tools
+//! (or flat mode's tools), prompts, resources, completions, subscriptions and 2026-07-28 tasks.
+#![allow(
+    deprecated,
+    reason = "SEP-2577 deprecates logging and roots; revisions before 2026-07-28 have them"
+)]
+
+use futures::future::join_all;
+use rmcp::{
+    ErrorData as McpError, RoleServer, ServerHandler,
+    model::{
+        CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
+        CompleteResult, GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult,
+        InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
+        ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+        ReadResourceRequestParams, ReadResourceResponse, ServerConfig, SetLevelRequestParams,
+        SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams, UpdateTaskParams,
+    },
+    service::{NotificationContext, RequestContext, SubscriptionContext},
+};
+use serde_json::Value;
+
+use super::{Session, input_rounds::Outcome};
+use crate::{
+    children::ProgressOut,
+    forward::CallAnswer,
+    jsonrpc::call_meta::CallMeta,
+    meta_tools::{OPEN_TOOLBOX, USE_TOOL},
+    offers,
+    tasks::{self, TaskAsk},
+};
+
+// The handlers that reach children box their work: rmcp spawns a task per request whose future
+// holds the handler's, and moves it several times; a large one made every request copy tens of
+// kilobytes (callgrind of `serve --http`: a third of the instructions per call).
+impl ServerHandler for Session {
+    fn get_info(&self) -> ServerConfig {
+        (*self.state().info).clone()
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(self.state().listen_filter(requested))
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        Box::pin(self.state().listen_for(context)).await
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, McpError> {
+        let state = self.begin()?;
+        context.peer.set_peer_info(request.clone());
+        state.agent.connect(context.peer.clone());
+        let result = self.negotiate_initialize(&request)?;
+        state.agreed(result.protocol_version.clone());
+        Ok(result)
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.state().set_log_level(request.level).await;
+        Ok(())
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.initialized(&context);
+        self.state().start_flat();
+    }
+
+    async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
+        if !self.state().agent.roots_change() {
+            return;
+        }
+        let running = self.state().toolboxes.running();
+        join_all(running.iter().map(|child| child.roots_changed())).await;
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        let task = self
+            .state()
+            .agent
+            .tasks()
+            .detailed(&request.task_id, &context.ct)
+            .await?;
+        Ok(GetTaskResult::new(task))
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.state()
+            .agent
+            .tasks()
+            .cancel(&request.task_id, &context.ct)
+            .await
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.state()
+            .agent
+            .tasks()
+            .update(&request.task_id, request.input_responses)
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        Box::pin(async move {
+            let (servers, separator) = self.state().offering_servers().await;
+            let prompts = offers::list_prompts(&servers, separator, &context.ct).await;
+            Ok(ListPromptsResult::with_all_items(prompts))
+        })
+        .await
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        Box::pin(async move {
+            let (servers, separator) = self.state().offering_servers().await;
+            offers::get_prompt(&servers, separator, request, &context.ct)
+                .await
+                .map(GetPromptResponse::Complete)
+        })
+        .await
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        Box::pin(async move {
+            let (servers, _) = self.state().offering_servers().await;
+            let resources = self.state().resources.list(&servers, &context.ct).await;
+            Ok(ListResourcesResult::with_all_items(resources))
+        })
+        .await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Box::pin(async move {
+            let (servers, _) = self.state().offering_servers().await;
+            let templates = self
+                .state()
+                .resources
+                .templates(&servers, &context.ct)
+                .await;
+            Ok(ListResourceTemplatesResult::with_all_items(templates))
+        })
+        .await
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        Box::pin(async move {
+            let (servers, _) = self.state().offering_servers().await;
+            self.state()
+                .resources
+                .read(&servers, &request.uri, &context.ct)
+                .await
+                .map(ReadResourceResponse::Complete)
+        })
+        .await
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        Box::pin(async move {
+            let (servers, _) = self.state().offering_servers().await;
+            let routes = &self.state().resources;
+            routes
+                .subscription(&servers, "resources/subscribe", &request.uri, &context.ct)
+                .await?;
+            self.state().agent.subscribe(&request.uri, true);
+            Ok(())
+        })
+        .await
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        Box::pin(async move {
+            self.state().agent.subscribe(&request.uri, false);
+            let (servers, _) = self.state().offering_servers().await;
+            let routes = &self.state().resources;
+            routes
+                .subscription(&servers, "resources/unsubscribe", &request.uri, &context.ct)
+                .await
+        })
+        .await
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        Box::pin(async move {
+            let (servers, separator) = self.state().offering_servers().await;
+            let routes = &self.state().resources;
+            offers::complete(&servers, separator, routes, request, &context.ct).await
+        })
+        .await
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Box::pin(async move {
+            let inner = self.state();
+            let tools = match &inner.flat {
+                Some(flat) => flat.tools(&inner.toolboxes).await,
+                None => inner.meta.tools().to_vec(),
+            };
+            Ok(ListToolsResult::with_all_items(tools))
+        })
+        .await
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        Box::pin(async move {
+            let inner = self.state();
+            let sessionless = context
+                .protocol_version()
+                .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
+            let capabilities = context.client_capabilities();
+            if sessionless {
+                // Children started by this call are offered what the agent declared on it.
+                inner
+                    .agent
+                    .declare(capabilities.clone().unwrap_or_default());
+            }
+            let flat = inner.flat.is_some();
+            if !flat && request.name == OPEN_TOOLBOX {
+                let input = Value::Object(request.arguments.unwrap_or_default());
+                let result = inner.meta.open_toolbox(&inner.toolboxes, input).await;
+                return Ok(result.into());
+            }
+            if !flat && request.name != USE_TOOL {
+                return Err(McpError::invalid_params(
+                    format!(
+                        "Unknown tool '{}': toolshelf has two tools, {OPEN_TOOLBOX} and {USE_TOOL}; call tools of a toolbox through {USE_TOOL}",
+                        request.name
+                    ),
+                    None,
+                ));
+            }
+            // A child's tool: through use_tool, or by its flat name.
+            let _in_flight = inner.enter_call()?;
+            if !flat && inner.is_sessionless() {
+                inner.open_named(request.arguments.as_ref()).await;
+            }
+            let meta = CallMeta::from_object(&context.meta);
+            // 2026-07-28: an agent that declared the tasks extension gets a task for a tool that
+            // requires one.
+            let tasks = capabilities
+                .as_ref()
+                .is_some_and(|capabilities| capabilities.supports_tasks());
+            let ask = tasks.then_some(TaskAsk::IfRequired);
+            let answer = if sessionless {
+                let capabilities = capabilities.unwrap_or_default();
+                match inner
+                    .in_rounds(request, capabilities, meta, ask, &context)
+                    .await?
+                {
+                    Outcome::Done(answer) => answer,
+                    Outcome::InputRequired(result) => {
+                        return Ok(CallToolResponse::InputRequired(result));
+                    }
+                }
+            } else {
+                let call = inner.child_call(&request.name, request.arguments);
+                let progress = inner.progress_for(&meta, &context);
+                let out = progress.clone().map(ProgressOut::Peer);
+                let answer = inner.call(call, &context.ct, meta, ask, out).await;
+                if let Some(progress) = progress {
+                    progress.flush().await;
+                }
+                answer
+            };
+            if let CallAnswer::Forwarded(result) = &answer
+                && tasks
+                && let Some(created) = tasks::as_created(result)
+            {
+                return Ok(CallToolResponse::Task(created));
+            }
+            Ok(answer.into_result()?.into())
+        })
+        .await
+    }
+}

@@ -1,0 +1,198 @@
+//! One agent session's state: its open toolboxes and children, its requests in flight, the
+//! protocol version it agreed on, and the budget of calls it may have in flight. Every request
+//! of the session reaches it, through rmcp (`Session`) or past it (the door), whatever
+//! transport carried the request.
+#![allow(
+    deprecated,
+    reason = "SEP-2577 deprecates logging; revisions before 2026-07-28 have it"
+)]
+
+use std::sync::{Arc, OnceLock};
+
+use rmcp::{
+    RoleServer,
+    model::{JsonObject, LoggingLevel, ProtocolVersion, ServerConfig},
+    service::RequestContext,
+};
+
+use super::{
+    budget::{CallBudget, InFlight},
+    calls::ChildCall,
+    in_flight::AgentRequests,
+    link::AgentLink,
+    route::SharedChildren,
+    surface::Surface,
+};
+use crate::{
+    children::PeerProgress,
+    config::Config,
+    flat::{DEFAULT_SEPARATOR, FlatServing},
+    jsonrpc::call_meta::CallMeta,
+    meta_tools::{MetaTools, USE_TOOL, UseToolInput},
+    offers::ResourceRoutes,
+    toolboxes::{ServerSlot, Toolboxes},
+};
+
+/// One agent session: stdio's one, each 2025-era session over HTTP, and the one that serves
+/// HTTP clients without a session.
+pub(crate) struct SessionState {
+    pub(super) toolboxes: Toolboxes,
+    pub(super) meta: Arc<MetaTools>,
+    /// Flat mode: the children's tools listed and called by `server:tool` names.
+    pub(super) flat: Option<FlatServing>,
+    /// Which server each resource URI the agent was shown belongs to.
+    pub(super) resources: ResourceRoutes,
+    pub(super) info: Arc<ServerConfig>,
+    /// The agent's session as the children see it, with the tasks it started.
+    pub(super) agent: Arc<AgentLink>,
+    /// The protocol version `initialize` agreed on.
+    protocol: OnceLock<ProtocolVersion>,
+    /// The requests the door serves, by the agent's ids.
+    requests: AgentRequests,
+    /// The calls of children's tools it may have in flight, if the transport limits them.
+    budget: Option<CallBudget>,
+    /// It serves clients without a session (2026-07-28 over HTTP): having no place to keep
+    /// "open", their `use_tool` calls open the toolbox they name.
+    sessionless: bool,
+}
+
+/// How a transport sets up a session beyond what every session shows.
+#[derive(Default)]
+pub(crate) struct Setup {
+    /// The servers sessions share (`serve --http`); the rest are the session's own.
+    pub(crate) shared: Option<Arc<SharedChildren>>,
+    pub(crate) budget: Option<CallBudget>,
+    pub(crate) sessionless: bool,
+}
+
+impl SessionState {
+    /// One agent session showing `surface`.
+    pub(crate) fn new(config: &Config, surface: &Surface, setup: Setup) -> Arc<Self> {
+        let agent = Arc::new(AgentLink::default());
+        let shared = setup.shared.map(|shared| {
+            shared.join(&agent);
+            shared.servers.clone()
+        });
+        let flat = surface.flat.clone().map(|flat| {
+            agent.list_children();
+            FlatServing::new(flat)
+        });
+        Arc::new(Self {
+            toolboxes: Toolboxes::new(config, agent.clone(), shared),
+            meta: surface.meta.clone(),
+            flat,
+            resources: ResourceRoutes::default(),
+            info: surface.info.clone(),
+            agent,
+            protocol: OnceLock::new(),
+            requests: AgentRequests::default(),
+            budget: setup.budget,
+            sessionless: setup.sessionless,
+        })
+    }
+
+    /// The protocol version `initialize` agreed on, once it did.
+    pub(crate) fn protocol(&self) -> Option<&ProtocolVersion> {
+        self.protocol.get()
+    }
+
+    pub(super) fn agreed(&self, version: ProtocolVersion) {
+        let _ = self.protocol.set(version);
+    }
+
+    /// The agent's requests in flight, by its ids.
+    pub(crate) fn requests(&self) -> &AgentRequests {
+        &self.requests
+    }
+
+    /// Counts a call of a child's tool in flight, or says which limit refuses it.
+    pub(crate) fn enter_call(&self) -> Result<Option<InFlight>, rmcp::ErrorData> {
+        self.budget.as_ref().map(CallBudget::enter).transpose()
+    }
+
+    /// Serves clients without a session.
+    pub(super) fn is_sessionless(&self) -> bool {
+        self.sessionless
+    }
+
+    pub(crate) fn is_flat(&self) -> bool {
+        self.flat.is_some()
+    }
+
+    /// Whether a `tools/call` of `name` is a call of a child's tool (it counts against the
+    /// limit of calls in flight): any name in flat mode, `use_tool` otherwise.
+    pub(crate) fn calls_a_child(&self, name: &str) -> bool {
+        self.is_flat() || name == USE_TOOL
+    }
+
+    /// The call a `tools/call` of a child's tool makes (rmcp decoded its arguments): `use_tool`'s,
+    /// or in flat mode the named tool's.
+    pub(super) fn child_call(&self, name: &str, arguments: Option<JsonObject>) -> ChildCall {
+        match self.flat {
+            Some(_) => ChildCall::Flat {
+                name: name.to_owned(),
+                arguments: arguments
+                    .and_then(|arguments| serde_json::value::to_raw_value(&arguments).ok()),
+            },
+            None => ChildCall::UseTool(UseToolInput::from_object(arguments.unwrap_or_default())),
+        }
+    }
+
+    /// The servers whose prompts and resources the agent sees, and the separator of their
+    /// prompts' names: in flat mode the served servers, else those of the open toolboxes.
+    pub(super) async fn offering_servers(&self) -> (Vec<Arc<ServerSlot>>, &str) {
+        let inner = self;
+        match &inner.flat {
+            Some(flat) => (flat.servers(&inner.toolboxes).await, flat.separator()),
+            None => {
+                let open = inner
+                    .toolboxes
+                    .all()
+                    .filter(|toolbox| toolbox.is_open())
+                    .flat_map(|toolbox| toolbox.servers.iter().cloned());
+                (open.collect(), DEFAULT_SEPARATOR)
+            }
+        }
+    }
+
+    /// Where a call's progress goes on rmcp's path: through the request's peer, if the call
+    /// has a progress token (a call without one needs no forwarding task).
+    pub(super) fn progress_for(
+        &self,
+        meta: &CallMeta,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<PeerProgress> {
+        meta.progress
+            .is_some()
+            .then(|| PeerProgress::start(context.peer.clone()))
+    }
+
+    /// Flat mode: starts the children now that the agent is initialized (they are told its
+    /// capabilities), without holding up the session.
+    pub(super) fn start_flat(self: &Arc<Self>) {
+        if self.flat.is_none() {
+            return;
+        }
+        let state = self.clone();
+        tokio::spawn(async move {
+            if let Some(flat) = &state.flat {
+                flat.ready(&state.toolboxes).await;
+            }
+        });
+    }
+
+    /// The agent's log level: for the running children, and those started later.
+    pub(super) async fn set_log_level(&self, level: LoggingLevel) {
+        self.toolboxes.set_log_level(level).await;
+    }
+
+    /// How many of this session's own children run now (shared ones are counted apart).
+    pub(crate) fn own_children_running(&self) -> usize {
+        self.toolboxes.own_running()
+    }
+
+    /// Stops every child; no child is started afterwards.
+    pub(crate) async fn shutdown(&self) {
+        self.toolboxes.shutdown().await;
+    }
+}

@@ -1,0 +1,176 @@
+//! The table of HTTP sessions (`serve --http`) and its limits. A 2025-era client's session (it
+//! starts with `initialize`) is a `SessionState` of its own: its open toolboxes, its relays and
+//! its `"sharing": "session"` children, which stop when the session ends (DELETE or expiry);
+//! every other child is one of the `SharedServers`. Clients without a session (2026-07-28) are
+//! served by one shared `SessionState`, whose `use_tool` calls open the toolbox they name.
+
+use std::sync::Arc;
+
+use dashmap::DashMap;
+use rmcp::{ErrorData as McpError, RoleServer, service::NotificationContext};
+
+use crate::{
+    config::Config,
+    flat::FlatSpec,
+    metrics::Metrics,
+    session::{
+        CallBudget, LIMIT_REACHED, Session, SessionState, SessionTable, Setup, SharedChildren,
+        Surface,
+    },
+};
+
+/// Every session of one serving process.
+pub(super) struct Sessions {
+    config: Arc<Config>,
+    /// The servers sessions share (all but those marked `"sharing": "session"`).
+    shared: Arc<SharedChildren>,
+    /// What every session's calls and starts count in.
+    metrics: Arc<Metrics>,
+    /// Serves the clients without a session.
+    sessionless: Arc<SessionState>,
+    /// What every session shows the agent.
+    surface: Surface,
+    /// The sessions begun, to count them and to stop them at shutdown.
+    open: DashMap<usize, Arc<SessionState>>,
+    /// The same, by rmcp's session id once the agent said `notifications/initialized`: what
+    /// the gate's direct path serves.
+    by_id: DashMap<Box<str>, Arc<SessionState>>,
+}
+
+/// The header rmcp keeps a session's id in.
+pub(super) const SESSION_ID_HEADER: &str = "mcp-session-id";
+
+impl Sessions {
+    pub(super) fn new(config: Arc<Config>, flat: Option<Arc<FlatSpec>>) -> Arc<Sessions> {
+        let metrics = Arc::new(Metrics::default());
+        let shared = Arc::new(SharedChildren::new(&config, metrics.clone()));
+        let surface = Surface::new(&config, flat);
+        // A client without a session has no budget of its own: those calls share one, as
+        // large as the sessions' count.
+        let setup = Setup {
+            shared: Some(shared.clone()),
+            budget: Some(CallBudget::new(
+                config.http.max_sessions,
+                "clients without a session have",
+                "http.maxSessions",
+            )),
+            sessionless: true,
+        };
+        let sessionless = SessionState::new(&config, &surface, setup);
+        Arc::new(Sessions {
+            config,
+            shared,
+            metrics,
+            sessionless,
+            surface,
+            open: DashMap::new(),
+            by_id: DashMap::new(),
+        })
+    }
+
+    /// A handler for rmcp: a new session's, or a sessionless request's.
+    pub(super) fn handler(self: &Arc<Self>) -> Session {
+        Session::in_table(self.clone())
+    }
+
+    /// The session rmcp knows by `id`, once it is initialized.
+    pub(super) fn by_id(&self, id: &str) -> Option<Arc<SessionState>> {
+        self.by_id.get(id).map(|entry| entry.value().clone())
+    }
+
+    pub(super) fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Stops every child of every session and of the sessionless one.
+    pub(super) async fn shutdown(&self) {
+        let open: Vec<Arc<SessionState>> = self
+            .open
+            .iter()
+            .map(|entry| entry.value().clone())
+            .collect();
+        self.open.clear();
+        self.by_id.clear();
+        futures::future::join_all(open.iter().map(|state| state.shutdown())).await;
+        self.sessionless.shutdown().await;
+        self.shared.servers.shutdown().await;
+    }
+
+    pub(super) fn open_sessions(&self) -> usize {
+        self.open.len()
+    }
+
+    /// The text of `/metrics`, its gauges read now (with `connections` open).
+    pub(super) fn metrics(&self, connections: usize) -> String {
+        let own: usize = self
+            .open
+            .iter()
+            .map(|entry| entry.value().own_children_running())
+            .sum();
+        let running = self.shared.servers.running() + own + self.sessionless.own_children_running();
+        self.metrics
+            .scrape(running, self.open_sessions(), connections)
+    }
+}
+
+/// A session's key in `open`: the address of its state, unique while it is there.
+fn key(state: &Arc<SessionState>) -> usize {
+    Arc::as_ptr(state) as usize
+}
+
+impl SessionTable for Sessions {
+    fn begin(&self) -> Result<Arc<SessionState>, McpError> {
+        let limit = self.config.http.max_sessions;
+        if self.open.len() >= limit {
+            return Err(McpError::new(
+                LIMIT_REACHED,
+                format!(
+                    "toolshelf holds as many agent sessions as it may ({limit}, http.maxSessions in the config): end sessions you no longer use (DELETE), wait for idle ones to expire, or raise the limit"
+                ),
+                None,
+            ));
+        }
+        let setup = Setup {
+            shared: Some(self.shared.clone()),
+            budget: Some(CallBudget::new(
+                self.config.http.max_calls_per_session,
+                "this session has",
+                "http.maxCallsPerSession",
+            )),
+            sessionless: false,
+        };
+        let state = SessionState::new(&self.config, &self.surface, setup);
+        self.open.insert(key(&state), state.clone());
+        Ok(state)
+    }
+
+    fn sessionless(&self) -> &Arc<SessionState> {
+        &self.sessionless
+    }
+
+    fn initialized(
+        &self,
+        state: &Arc<SessionState>,
+        context: &NotificationContext<RoleServer>,
+    ) -> Option<Box<str>> {
+        let id: Box<str> = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|request| request.headers.get(SESSION_ID_HEADER))
+            .and_then(|id| id.to_str().ok())?
+            .into();
+        self.by_id.insert(id.clone(), state.clone());
+        Some(id)
+    }
+
+    fn ended(&self, state: Arc<SessionState>, id: Option<Box<str>>) {
+        if let Some(id) = id {
+            self.by_id.remove(&id);
+        }
+        self.open.remove(&key(&state));
+        // Outside a runtime (the process is ending) the process guard stops the children.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move { state.shutdown().await });
+        }
+    }
+}

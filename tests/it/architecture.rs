@@ -1,0 +1,277 @@
+//! The shape ARCHITECTURE.md promises, checked on the source: no import cycle between the files
+//! of `src/`, `children` speaking upward only through its port, transports implementing no
+//! MCP feature, and files kept small.
+
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    fs,
+    path::{Path, PathBuf},
+};
+
+/// Every library file of `src/` (the binaries left out) by its module path, e.g.
+/// `["children", "client"]`, with its text up to its unit tests.
+fn library() -> BTreeMap<Vec<String>, (PathBuf, String)> {
+    let mut files = BTreeMap::new();
+    for (relative, path) in sources() {
+        if relative.starts_with("bin") || relative == Path::new("main.rs") {
+            continue;
+        }
+        let mut module: Vec<String> = relative
+            .with_extension("")
+            .iter()
+            .map(|part| part.to_string_lossy().into_owned())
+            .collect();
+        if matches!(module.last().map(String::as_str), Some("mod" | "lib")) {
+            module.pop();
+        }
+        let text = fs::read_to_string(&path).expect("a source file reads");
+        let text = match text.find("#[cfg(test)]\nmod tests") {
+            Some(at) => text[..at].to_owned(),
+            None => text,
+        };
+        files.insert(module, (path, text));
+    }
+    files
+}
+
+/// Every `.rs` file under `src/`: its path from `src/`, and its full path.
+fn sources() -> Vec<(PathBuf, PathBuf)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    let mut folders = vec![root.clone()];
+    while let Some(folder) = folders.pop() {
+        for entry in fs::read_dir(&folder).expect("src/ reads") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "rs") {
+                let relative = path.strip_prefix(&root).expect("under src/").to_path_buf();
+                files.push((relative, path));
+            }
+        }
+    }
+    files
+}
+
+/// The text without its comments, so a doc comment that names a module is no import of it.
+fn code(text: &str) -> String {
+    text.lines()
+        .map(|line| match line.find("//") {
+            Some(at) if !line[..at].contains('"') => &line[..at],
+            _ => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The paths below `crate::` that `text` names: `crate::a::b::C` and each item of a
+/// `use crate::{a::b, c::{d, e}}` group, written out in full.
+fn crate_paths(text: &str) -> Vec<Vec<String>> {
+    let mut paths = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("crate::") {
+        rest = &rest[at + "crate::".len()..];
+        let (found, used) = if rest.starts_with('{') {
+            // `crate::{…}`: a group straight under the crate.
+            let (found, used) = path_at(&format!("::{rest}"), Vec::new());
+            (found, used - 2)
+        } else {
+            path_at(rest, Vec::new())
+        };
+        paths.extend(found.into_iter().filter(|path| !path.is_empty()));
+        rest = &rest[used..];
+    }
+    paths
+}
+
+/// The paths at the start of `text` under `prefix` (a group expands to one path per item), and
+/// how many bytes they took.
+fn path_at(text: &str, prefix: Vec<String>) -> (Vec<Vec<String>>, usize) {
+    let mut path = prefix;
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    loop {
+        let start = at;
+        while at < bytes.len() && (bytes[at].is_ascii_alphanumeric() || bytes[at] == b'_') {
+            at += 1;
+        }
+        if at > start {
+            path.push(text[start..at].to_owned());
+        }
+        if text[at..].starts_with("::{") {
+            at += 3;
+            let mut paths = Vec::new();
+            loop {
+                while at < bytes.len() && (bytes[at].is_ascii_whitespace() || bytes[at] == b',') {
+                    at += 1;
+                }
+                if at >= bytes.len() || bytes[at] == b'}' {
+                    return (paths, at + 1);
+                }
+                let (found, used) = path_at(&text[at..], path.clone());
+                paths.extend(found);
+                at += used.max(1);
+                // Skip an `as name` rename.
+                while at < bytes.len() && !matches!(bytes[at], b',' | b'}') {
+                    at += 1;
+                }
+            }
+        }
+        if text[at..].starts_with("::") {
+            at += 2;
+            continue;
+        }
+        return (vec![path], at);
+    }
+}
+
+/// The file a path names: its longest prefix that is a file of the library.
+fn file_of<'a>(
+    files: &'a BTreeMap<Vec<String>, (PathBuf, String)>,
+    path: &[String],
+) -> Option<&'a Vec<String>> {
+    (1..=path.len())
+        .rev()
+        .find_map(|len| files.get_key_value(&path[..len]).map(|(key, _)| key))
+}
+
+#[test]
+fn no_file_of_src_imports_a_file_that_imports_it_back() {
+    let files = library();
+    let mut edges: BTreeMap<&Vec<String>, BTreeSet<&Vec<String>>> = BTreeMap::new();
+    for (module, (_, text)) in &files {
+        let code = code(text);
+        let mut named = crate_paths(&code);
+        // `super::x` in a file names a sibling of its module (or of its parent, in `mod.rs`).
+        for (at, _) in code.match_indices("super::") {
+            let parent = &module[..module.len().saturating_sub(1)];
+            let (found, _) = path_at(&code[at + "super::".len()..], parent.to_vec());
+            named.extend(found);
+        }
+        for path in named {
+            if let Some(target) = file_of(&files, &path)
+                && target != module
+                && !module.starts_with(target)
+            {
+                edges.entry(module).or_default().insert(target);
+            }
+        }
+    }
+    // A file that reaches a file that reaches it back is in a cycle.
+    let mut cycles = Vec::new();
+    for start in files.keys() {
+        let reach = |from: &Vec<String>| {
+            let mut seen = BTreeSet::new();
+            let mut todo = vec![from];
+            while let Some(next) = todo.pop() {
+                for target in edges.get(next).into_iter().flatten() {
+                    if seen.insert(*target) {
+                        todo.push(target);
+                    }
+                }
+            }
+            seen
+        };
+        let forward = reach(start);
+        let cycle: Vec<String> = forward
+            .iter()
+            .filter(|other| **other != start && reach(other).contains(start))
+            .map(|other| other.join("/"))
+            .collect();
+        if !cycle.is_empty() {
+            cycles.push(format!("{} <-> {}", start.join("/"), cycle.join(", ")));
+        }
+    }
+    assert!(
+        cycles.is_empty(),
+        "import cycles in src/:\n{}",
+        cycles.join("\n")
+    );
+}
+
+#[test]
+fn children_speak_upward_only_through_their_port() {
+    let above = [
+        "session",
+        "transport",
+        "tasks",
+        "meta_tools",
+        "flat",
+        "forward",
+        "toolboxes",
+        "offers",
+        "shell",
+        "cli",
+        "check",
+        "import",
+    ];
+    for (module, (path, text)) in library() {
+        if module.first().is_none_or(|top| top != "children") {
+            continue;
+        }
+        for named in crate_paths(&code(&text)) {
+            assert!(
+                !above.contains(&named[0].as_str()),
+                "{} names crate::{}: children speak to the agent side only through agent_port",
+                path.display(),
+                named.join("::")
+            );
+        }
+    }
+}
+
+#[test]
+fn transports_serve_no_request_themselves() {
+    for (module, (path, text)) in library() {
+        if module.first().is_some_and(|top| top == "transport") {
+            assert!(
+                !code(&text).contains("ServerHandler for"),
+                "{} implements rmcp's ServerHandler: requests are the session's (src/session)",
+                path.display()
+            );
+        }
+    }
+}
+
+/// Files over the size a reader takes in at once, each to be split (see ARCHITECTURE.md).
+const OVER_400_LINES: &[&str] = &[
+    "bin/fixture/main.rs",
+    "catalog/cache/mod.rs",
+    "catalog/mod.rs",
+    "children/child.rs",
+    "children/remote/mod.rs",
+    "children/remote/streamable.rs",
+    "children/tool_calls.rs",
+    "config/mod.rs",
+    "config/validate.rs",
+    "jsonrpc/envelope.rs",
+    "main.rs",
+    "session/input_rounds.rs",
+    "session/link.rs",
+    "tasks/mod.rs",
+    "transport/http/session_streams.rs",
+];
+
+#[test]
+fn files_stay_under_400_lines() {
+    let mut over = Vec::new();
+    for (relative, path) in sources() {
+        let lines = fs::read_to_string(&path).expect("reads").lines().count();
+        let name = relative.display().to_string();
+        let listed = OVER_400_LINES.contains(&name.as_str());
+        if lines > 400 && !listed {
+            over.push(format!("{name}: {lines} lines"));
+        }
+        if lines <= 400 && listed {
+            over.push(format!(
+                "{name}: {lines} lines now, take it off OVER_400_LINES"
+            ));
+        }
+    }
+    over.sort();
+    assert!(
+        over.is_empty(),
+        "files over 400 lines:\n{}",
+        over.join("\n")
+    );
+}
