@@ -8,14 +8,14 @@ use std::sync::Arc;
 
 use crate::{
     config::Config,
-    session::link::AgentLink,
+    session::link::SessionLink,
     toolboxes::{Opening, ServerState, Toolboxes},
 };
 
 /// Opens everything, prints the table to `out`, stops every child. True when all servers are
 /// ready. Every server starts, so each one's entry in the persisted catalog is refreshed.
 pub async fn check(config: &Config, out: &mut dyn Write) -> std::io::Result<bool> {
-    let toolboxes = &Toolboxes::new(config, Arc::new(AgentLink::default()), None);
+    let toolboxes = &Toolboxes::new(config, Arc::new(SessionLink::default()), None);
     let servers = toolboxes
         .all()
         .flat_map(|toolbox| {

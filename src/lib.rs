@@ -8,8 +8,8 @@
 //! - `session` — the core: one agent session's state, rmcp's handler of it, and the door past
 //!   rmcp (`use_tool` calls, 2025-11-25 `tasks/…`); `tasks` — a session's 2025-11-25 tasks.
 //! - `jsonrpc` — framing, envelopes, `_meta`; `revision` — what differs per MCP revision.
-//! - `meta_tools`, [`flat`], `offers` — what the agent calls and sees; `forward` — one call of
-//!   one child's tool; `error` — toolshelf's failures as agent-visible text.
+//! - `meta_tools`, [`flat`], `child_offers` — what the agent calls and sees; `child_call` — one
+//!   call of one child's tool; `error` — toolshelf's failures as agent-visible text.
 //! - `toolboxes` — each server's slot; `children` — the only module that starts processes,
 //!   speaking upward only through its `agent_port`.
 //! - [`catalog`] — each server's tools and the persisted catalog; [`config`] and
@@ -20,11 +20,12 @@ pub mod catalog;
 pub mod check;
 mod children;
 pub use children::guard::{GUARD_COMMAND, run as run_process_guard};
+mod child_call;
+mod child_offers;
 pub mod cli;
 pub mod config;
 mod error;
 pub mod flat;
-mod forward;
 mod http_client;
 pub mod import;
 mod jsonrpc;
@@ -32,7 +33,6 @@ mod locks;
 mod meta_tools;
 mod metrics;
 pub mod oauth;
-mod offers;
 mod private_file;
 mod qualified_names;
 mod revision;

@@ -296,7 +296,7 @@ fn token(file: Option<&std::path::Path>) -> Result<Option<String>, String> {
 
 /// The exit status of a shell command; output cut short by a closed pipe (`| head`) is no
 /// failure.
-fn shell_exit(done: std::io::Result<toolshelf::shell::Outcome>) -> ExitCode {
+fn shell_exit(done: std::io::Result<toolshelf::shell::CommandEnd>) -> ExitCode {
     match done {
         Ok(outcome) => ExitCode::from(outcome.code()),
         Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,

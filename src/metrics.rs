@@ -13,7 +13,7 @@ use prometheus_client::{
 
 /// How a call ended.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
-pub(crate) enum Outcome {
+pub(crate) enum CallEnd {
     /// The child answered with a result.
     Ok,
     /// The child answered with an `isError` result.
@@ -22,12 +22,12 @@ pub(crate) enum Outcome {
     Failed,
 }
 
-impl EncodeLabelValue for Outcome {
+impl EncodeLabelValue for CallEnd {
     fn encode(&self, encoder: &mut LabelValueEncoder<'_>) -> Result<(), std::fmt::Error> {
         encoder.write_str(match self {
-            Outcome::Ok => "ok",
-            Outcome::ToolError => "tool_error",
-            Outcome::Failed => "failed",
+            CallEnd::Ok => "ok",
+            CallEnd::ToolError => "tool_error",
+            CallEnd::Failed => "failed",
         })
     }
 }
@@ -36,7 +36,7 @@ impl EncodeLabelValue for Outcome {
 struct CallLabels {
     toolbox: String,
     server: String,
-    outcome: Outcome,
+    outcome: CallEnd,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -116,7 +116,7 @@ impl Default for Metrics {
 }
 
 impl Metrics {
-    pub(crate) fn call(&self, toolbox: &str, server: &str, outcome: Outcome, took: Duration) {
+    pub(crate) fn call(&self, toolbox: &str, server: &str, outcome: CallEnd, took: Duration) {
         let labels = CallLabels {
             toolbox: toolbox.to_owned(),
             server: server.to_owned(),

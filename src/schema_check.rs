@@ -34,6 +34,17 @@ pub struct Violation {
     pub kind: ViolationKind,
 }
 
+impl Violation {
+    /// A problem at `path` that is not one of the kinds a caller tells apart.
+    pub(crate) fn other(path: String, message: String) -> Self {
+        Self {
+            path,
+            message,
+            kind: ViolationKind::Other,
+        }
+    }
+}
+
 /// The few kinds callers treat differently.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ViolationKind {

@@ -14,157 +14,54 @@ use std::{
 };
 
 use rmcp::{
-    RoleClient, ServiceExt,
-    handler::client::ClientHandler,
-    model::{
-        InputRequiredResult, LoggingLevel, ProtocolVersion, RequestMetaObject,
-        SetLevelRequestParams,
-    },
-    service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RunningService},
+    RoleClient,
+    model::{InputRequiredResult, LoggingLevel, SetLevelRequestParams},
+    service::RunningService,
 };
 use serde::Serialize;
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    Launch,
-    child_transport::{self, ChildTransport},
-    client::{ChildClient, Hop},
+    call_error::CallError,
+    client::ChildClient,
     link::Link,
-    process::SpawnError,
-    remote::HTTP_FAILURE,
-    tool_calls::{self, Answer, CallRequest, CallTicket, Caller, ToolCalls},
-    tool_list,
+    request_lines::{self, CallRequest},
+    tool_calls::{Answer, CallTicket, Caller, ToolCalls},
     tool_result::ToolResultJson,
 };
-use crate::{
-    catalog::ServerCatalog,
-    catalog::cache::{Identity, Offer},
-    config::ServerSpec,
-    error::DownstreamKind,
-    jsonrpc::call_meta::ForwardedMeta,
-    jsonrpc::lines::LineWriter,
-};
+use crate::{config::ServerSpec, jsonrpc::call_meta::ForwardedMeta, jsonrpc::lines::LineWriter};
 
 /// The most pages of one list read from a child.
-const MAX_LIST_PAGES: usize = 100;
+pub(super) const MAX_LIST_PAGES: usize = 100;
 
 /// The most `input_required` rounds one call goes through (as the MCP SDKs' drivers).
-const MAX_INPUT_ROUNDS: usize = 10;
+pub(super) const MAX_INPUT_ROUNDS: usize = 10;
 
 /// How long to wait for a dead child's exit status and last stderr lines before reporting.
-const DEATH_REPORT_WAIT: Duration = Duration::from_millis(500);
+pub(super) const DEATH_REPORT_WAIT: Duration = Duration::from_millis(500);
 
 /// A child that answered `initialize` and `tools/list`.
 pub(crate) struct Child {
     pub spec: Arc<ServerSpec>,
     /// Time from spawn to the end of `tools/list`.
     pub startup: Duration,
-    peer: rmcp::Peer<RoleClient>,
-    session: tokio::sync::Mutex<Option<RunningService<RoleClient, ChildClient>>>,
-    link: Link,
+    pub(super) peer: rmcp::Peer<RoleClient>,
+    pub(super) session: tokio::sync::Mutex<Option<RunningService<RoleClient, ChildClient>>>,
+    pub(super) link: Link,
     /// The child's input, shared with the transport.
-    input: LineWriter,
-    calls: ToolCalls,
-    oversized: Arc<AtomicBool>,
+    pub(super) input: LineWriter,
+    pub(super) calls: ToolCalls,
+    pub(super) oversized: Arc<AtomicBool>,
     /// Shared with the client role, which then leaves list changes alone.
-    stopping: Arc<AtomicBool>,
-    in_flight: AtomicUsize,
+    pub(super) stopping: Arc<AtomicBool>,
+    pub(super) in_flight: AtomicUsize,
     /// When a call last started or ended, as milliseconds since `born`.
-    last_used_ms: AtomicU64,
-    born: Instant,
+    pub(super) last_used_ms: AtomicU64,
+    pub(super) born: Instant,
     /// The client role toward this child: relays of what it asks, and the `_meta` of requests
     /// to a child on 2026-07-28.
-    client: ChildClient,
-}
-
-/// Why a child could not be started. The text is shown to the agent.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum StartError {
-    #[error(transparent)]
-    Spawn(#[from] SpawnError),
-    #[error("did not finish starting within {limit:?} (startupTimeout): {end}")]
-    Timeout { limit: Duration, end: String },
-    #[error("{stage} failed: {cause}; {end}")]
-    Protocol {
-        stage: &'static str,
-        cause: String,
-        end: String,
-    },
-}
-
-/// Why a forwarded call failed; the text becomes the `{downstream error}` of use_tool's error table.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum CallError {
-    #[error("{message} (JSON-RPC error {code})")]
-    Protocol {
-        code: i32,
-        message: String,
-        data: Option<Box<RawValue>>,
-    },
-    #[error(
-        "the server gave no answer within {limit:?} (callTimeout; {elapsed:.1?} in all) and was told to cancel the call; it did not report a failure: check the server's log for this call, and raise callTimeout if the tool needs longer"
-    )]
-    Timeout { limit: Duration, elapsed: Duration },
-    #[error("the server stopped before answering: {end}")]
-    Died { end: String },
-    #[error("{}; the server was stopped", child_transport::too_large())]
-    TooLarge,
-    #[error("the call was cancelled by the client")]
-    Cancelled,
-    #[error(
-        "the server asked the client for input, which could not be given: {message}; the MCP client must answer what the server asks (sampling, elicitation, roots), or the tool must be called so that it needs no input"
-    )]
-    Unanswered { message: String },
-    #[error("the server answered tools/call with something that is not a tool result: {0}")]
-    NotAToolResult(String),
-    /// Not expected: the arguments are JSON already.
-    #[error(
-        "toolshelf could not encode the request for the server ({0}); this is a toolshelf bug, please report it with the arguments"
-    )]
-    Unencodable(String),
-    #[error("the server's answer to {method} does not follow the MCP schema: {error}")]
-    Unreadable { method: &'static str, error: String },
-}
-
-/// A child's JSON-RPC error, from its members as the child wrote them.
-pub(crate) fn child_error(
-    code: i32,
-    message: String,
-    data: Option<Box<RawValue>>,
-) -> rmcp::model::ErrorData {
-    let data = data.and_then(|data| serde_json::from_str(data.get()).ok());
-    rmcp::model::ErrorData::new(rmcp::model::ErrorCode(code), message, data)
-}
-
-impl CallError {
-    /// The child's own JSON-RPC error as it wrote it (code, message, data); any other failure
-    /// back as it was.
-    pub(crate) fn into_child_error(self) -> Result<rmcp::model::ErrorData, Self> {
-        match self {
-            CallError::Protocol {
-                code,
-                message,
-                data,
-            } => Ok(child_error(code, message, data)),
-            other => Err(other),
-        }
-    }
-
-    /// What kind of failure this is, for programs.
-    pub(crate) fn kind(&self) -> DownstreamKind {
-        match self {
-            CallError::Protocol { .. }
-            | CallError::Unanswered { .. }
-            | CallError::NotAToolResult(_)
-            | CallError::Unencodable(_)
-            | CallError::Unreadable { .. } => DownstreamKind::ChildError,
-            CallError::Timeout { .. } => DownstreamKind::Timeout,
-            CallError::Died { .. } => DownstreamKind::ServerUnavailable,
-            CallError::TooLarge => DownstreamKind::ResultTooLarge,
-            CallError::Cancelled => DownstreamKind::Cancelled,
-        }
-    }
+    pub(super) client: ChildClient,
 }
 
 /// Marks one call in flight; dropping it marks the child used just now.
@@ -192,181 +89,7 @@ impl Drop for TaskHold {
     }
 }
 
-/// How a start talks to the child before its first call.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Era {
-    /// `initialize` on the newest 2025 revision rmcp offers; the child picks its own.
-    Legacy,
-    /// `server/discover`, then every request with its own `_meta` (2026-07-28).
-    Modern,
-}
-
-/// A start that did not succeed, and whether the child refused `initialize` itself.
-enum Attempt {
-    Refused { cause: String, end: String },
-    Failed(StartError),
-}
-
 impl Child {
-    /// Spawns the server, initializes it and lists its tools into `catalog`, all within its
-    /// startup timeout. On any failure the process is being stopped when this returns.
-    ///
-    /// `initialize` comes first: every child of the 2025 revisions answers it at once, and most
-    /// that know 2026-07-28 too. One that refuses it with an error may speak only 2026-07-28:
-    /// a second process of it is asked with `server/discover` (a probe first would make every
-    /// legacy child that ignores it wait out a timeout).
-    pub(crate) async fn start(
-        launch: &Launch,
-        toolbox: &str,
-        spec: Arc<ServerSpec>,
-        catalog: Arc<ServerCatalog>,
-    ) -> Result<Child, StartError> {
-        let began = Instant::now();
-        let legacy = Self::start_as(Era::Legacy, launch, toolbox, &spec, &catalog, began).await;
-        let (cause, end) = match legacy {
-            Ok(child) => return Ok(child),
-            Err(Attempt::Failed(error)) => return Err(error),
-            Err(Attempt::Refused { cause, end }) => (cause, end),
-        };
-        let modern = Self::start_as(Era::Modern, launch, toolbox, &spec, &catalog, began).await;
-        let modern = match modern {
-            Ok(child) => return Ok(child),
-            Err(Attempt::Failed(error)) => error.to_string(),
-            Err(Attempt::Refused { cause, .. }) => cause,
-        };
-        Err(StartError::Protocol {
-            stage: "initialize",
-            cause: format!(
-                "{cause}; asked with server/discover (protocol 2026-07-28) instead, it failed too: {modern}"
-            ),
-            end,
-        })
-    }
-
-    async fn start_as(
-        era: Era,
-        launch: &Launch,
-        toolbox: &str,
-        spec: &Arc<ServerSpec>,
-        catalog: &Arc<ServerCatalog>,
-        began: Instant,
-    ) -> Result<Child, Attempt> {
-        let span = tracing::info_span!("child", toolbox = %toolbox, server = %spec.name);
-        let protocol = (era == Era::Modern).then_some(ProtocolVersion::V_2026_07_28.as_str());
-        let (link, ends) = Link::open(&launch.registry, spec, protocol, span.clone())
-            .map_err(|error| Attempt::Failed(error.into()))?;
-
-        let oversized = Arc::new(AtomicBool::new(false));
-        let stopping = Arc::new(AtomicBool::new(false));
-        let calls = ToolCalls::default();
-        let input = LineWriter::spawn(ends.write);
-        let mut client = ChildClient {
-            catalog: catalog.clone(),
-            span: span.clone(),
-            stopping: stopping.clone(),
-            calls: calls.clone(),
-            input: input.clone(),
-            relist_timeout: spec.call_timeout,
-            agent: launch.agent.clone(),
-            origin: format!("{toolbox}/{}", spec.name).into(),
-            hop: None,
-        };
-        if era == Era::Modern {
-            let info = client.get_info();
-            let meta = RequestMetaObject::with_client_context(
-                ProtocolVersion::V_2026_07_28,
-                info.client_info,
-                info.capabilities,
-            );
-            client.hop = Some(Arc::new(Hop::new(meta, launch.agent.log_level())));
-        }
-        let transport =
-            ChildTransport::new(ends.read, input.clone(), calls.clone(), oversized.clone());
-        let hop = client.hop();
-        let handshake = async {
-            let session = match era {
-                Era::Legacy => client.clone().serve(transport).await,
-                Era::Modern => {
-                    let discover = ClientLifecycleMode::Discover {
-                        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-                    };
-                    client
-                        .clone()
-                        .serve_with_lifecycle(transport, discover)
-                        .await
-                }
-            };
-            let session = session.map_err(|error| {
-                // A request that failed over HTTP was not refused by the server's MCP side.
-                let refused = matches!(
-                    &error,
-                    ClientInitializeError::JsonRpcError(error) if error.code.0 != HTTP_FAILURE
-                );
-                (refused, "initialize", error.to_string())
-            })?;
-            // The startup timeout bounds the whole handshake; each page gets all of it.
-            let tools = tool_list::list_tools(&calls, &input, spec.startup_timeout, hop.as_deref())
-                .await
-                .map_err(|error| (false, "tools/list", error))?;
-            Ok::<_, (bool, &'static str, String)>((session, tools))
-        };
-        let left = spec.startup_timeout.saturating_sub(began.elapsed());
-        let outcome = tokio::time::timeout(left, handshake).await;
-        let (session, tools) = match outcome {
-            Ok(Ok(started)) => started,
-            Ok(Err((refused, stage, cause))) => {
-                // A child that died mid-handshake is explained by its exit, not by which pipe
-                // operation happened to notice first.
-                let cause = match link.wait_ended(DEATH_REPORT_WAIT).await {
-                    true => link.end_cause().to_owned(),
-                    false => cause,
-                };
-                let end = link.describe_end();
-                if refused && era == Era::Legacy {
-                    // Its exit is part of the plan, not news for the log.
-                    link.expect_end();
-                    stop_in_background(link);
-                    return Err(Attempt::Refused { cause, end });
-                }
-                stop_in_background(link);
-                return Err(Attempt::Failed(StartError::Protocol { stage, cause, end }));
-            }
-            Err(_) => {
-                let end = link.describe_end();
-                stop_in_background(link);
-                return Err(Attempt::Failed(StartError::Timeout {
-                    limit: spec.startup_timeout,
-                    end,
-                }));
-            }
-        };
-        let startup = began.elapsed();
-        let answer = session.peer().peer_info();
-        let offer = Offer::of(&launch.agent.child_capabilities());
-        catalog.replace(tools, &Identity::of(answer.as_deref(), offer));
-        if era == Era::Legacy
-            && let Some(level) = launch.agent.log_level()
-        {
-            set_log_level(session.peer(), level).await;
-        }
-        tracing::debug!(parent: &span, tools = catalog.tools().len(), startup_ms = startup.as_millis() as u64, "child ready");
-        Ok(Child {
-            peer: session.peer().clone(),
-            session: tokio::sync::Mutex::new(Some(session)),
-            spec: spec.clone(),
-            startup,
-            link,
-            input,
-            calls,
-            oversized,
-            stopping,
-            in_flight: AtomicUsize::new(0),
-            last_used_ms: AtomicU64::new(0),
-            born: Instant::now(),
-            client,
-        })
-    }
-
     /// The agent set a log level: the child gets it too, if it logs.
     pub(crate) async fn set_log_level(&self, level: LoggingLevel) {
         // A child on 2026-07-28 has no logging/setLevel: the level goes with each request.
@@ -511,7 +234,7 @@ impl Child {
                 hop: hop.as_deref(),
                 retry: retry.as_ref(),
             };
-            let request = tool_calls::request_line(ticket.id, call)
+            let request = request_lines::request_line(ticket.id, call)
                 .map_err(|error| CallError::Unencodable(error.to_string()))?;
             let raw = self
                 .round_trip(ticket, request, Some(self.spec.call_timeout), cancel)
@@ -551,7 +274,7 @@ impl Child {
             return Err(self.explain_death().await);
         };
         let hop = self.client.hop();
-        let request = tool_calls::direct_request_line(ticket.id, method, params, hop.as_deref())
+        let request = request_lines::direct_request_line(ticket.id, method, params, hop.as_deref())
             .map_err(|error| CallError::Unencodable(error.to_string()))?;
         self.round_trip(ticket, request, limit, cancel).await
     }
@@ -607,7 +330,7 @@ impl Child {
 
     /// Tells the child that call `id` is abandoned (best effort).
     async fn tell_cancelled(&self, id: i64, reason: &str) {
-        if let Some(line) = tool_calls::cancel_line(id, reason) {
+        if let Some(line) = request_lines::cancel_line(id, reason) {
             let _ = self.input.send(line).await;
         }
     }
@@ -636,7 +359,7 @@ impl Child {
 }
 
 /// Sends `logging/setLevel` to a child that declared logging; a refusal is only logged.
-async fn set_log_level(peer: &rmcp::Peer<RoleClient>, level: LoggingLevel) {
+pub(super) async fn set_log_level(peer: &rmcp::Peer<RoleClient>, level: LoggingLevel) {
     let logs = peer
         .peer_info()
         .is_some_and(|info| info.capabilities.logging.is_some());
@@ -648,7 +371,7 @@ async fn set_log_level(peer: &rmcp::Peer<RoleClient>, level: LoggingLevel) {
 /// Stops a child that failed to start without making the caller wait for its stop grace
 /// periods: the open answers at once, the registry still knows the process (so shutdown waits
 /// for it), and a stop is never left half done.
-fn stop_in_background(link: Link) {
+pub(super) fn stop_in_background(link: Link) {
     tokio::spawn(async move {
         link.stop().await;
     });

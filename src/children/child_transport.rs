@@ -49,7 +49,7 @@ pub(crate) struct ChildTransport<R> {
 
 /// Just enough of a message to route it.
 #[derive(Deserialize)]
-struct Envelope<'a> {
+struct RouteKeys<'a> {
     #[serde(default)]
     id: Option<RequestId>,
     #[serde(borrow, default)]
@@ -93,7 +93,7 @@ impl<R: AsyncRead + Send + Unpin + 'static> ChildTransport<R> {
     }
 
     /// Handles a message that belongs to a direct call; true when it did.
-    fn take_direct(&self, envelope: &Envelope<'_>) -> bool {
+    fn take_direct(&self, envelope: &RouteKeys<'_>) -> bool {
         match (&envelope.method, &envelope.id) {
             (None, Some(id)) => {
                 let Some(id) = direct_id(id) else {
@@ -147,7 +147,7 @@ impl<R: AsyncRead + Send + Unpin + 'static> ChildTransport<R> {
     /// Decodes one line for rmcp; `None` for a line that is not a message (logged) or that a
     /// direct call took.
     fn decode(&self, text: &[u8]) -> Option<RxJsonRpcMessage<RoleClient>> {
-        if let Ok(envelope) = serde_json::from_slice::<Envelope<'_>>(text)
+        if let Ok(envelope) = serde_json::from_slice::<RouteKeys<'_>>(text)
             && self.take_direct(&envelope)
         {
             return None;
@@ -226,8 +226,9 @@ mod tests {
     use tokio::io::AsyncWriteExt;
 
     use super::*;
-    use crate::children::tool_calls::{
-        CallRequest, CurrentToken, ProgressOut, ProgressTarget, request_line,
+    use crate::children::{
+        progress_out::{CurrentToken, ProgressOut, ProgressTarget},
+        request_lines::{CallRequest, request_line},
     };
 
     #[tokio::test]

@@ -1,6 +1,6 @@
 //! toolshelf's MCP client role toward one child: who it says it is (with the agent's sampling,
 //! elicitation and roots capabilities, relayed), the child's requests to the client (relayed to
-//! the agent through `AgentLink`), and the notifications a child sends on its own (a changed tool
+//! the agent through `SessionLink`), and the notifications a child sends on its own (a changed tool
 //! list, log messages; progress of tool calls is taken by the transport, see `tool_calls`).
 #![allow(
     deprecated,
@@ -33,7 +33,8 @@ use tracing::Instrument;
 
 use super::{
     agent_port::{Agent, RELATED_TASK, Relayed, STATUS_NOTIFICATION},
-    tool_calls::{Retry, ToolCalls},
+    request_lines::Retry,
+    tool_calls::ToolCalls,
     tool_list,
 };
 use crate::{catalog::ServerCatalog, catalog::cache::Offer, jsonrpc::lines::LineWriter, locks};

@@ -9,15 +9,19 @@
 //! to the agent side only through `agent_port`.
 
 mod agent_port;
+mod call_error;
 mod child;
+mod child_start;
 mod child_transport;
 mod client;
 mod environment;
 pub mod guard;
 mod link;
 mod process;
+mod progress_out;
 mod registry;
 mod remote;
+mod request_lines;
 mod task_progress;
 mod tool_calls;
 mod tool_list;
@@ -28,9 +32,11 @@ use std::sync::Arc;
 pub(crate) use agent_port::{
     Agent, AgentPort, Callers, RELATED_TASK, Relayed, STATUS_NOTIFICATION, severity,
 };
-pub(crate) use child::{CallError, Child, TaskHold, child_error};
+pub(crate) use call_error::{CallError, child_error};
+pub(crate) use child::{Child, TaskHold};
+pub(crate) use progress_out::{CurrentToken, PeerProgress, ProgressOut, ProgressTarget};
 pub(crate) use registry::ProcessRegistry;
-pub(crate) use tool_calls::{Caller, CurrentToken, PeerProgress, ProgressOut, ProgressTarget};
+pub(crate) use tool_calls::Caller;
 pub(crate) use tool_result::ToolResultJson;
 
 use crate::metrics::Metrics;

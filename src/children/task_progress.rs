@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::tool_calls::ProgressTarget;
+use super::progress_out::ProgressTarget;
 
 /// Routes kept at most per child.
 const MAX_KEPT: usize = 256;

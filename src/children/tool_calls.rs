@@ -17,19 +17,17 @@ use std::{
 
 use super::{
     agent_port::{Agent, same},
+    progress_out::{PeerMessage, ProgressOut, ProgressTarget},
+    request_lines::Notification,
     task_progress::KeptProgress,
 };
-use rmcp::{
-    Peer, RoleServer,
-    model::{JsonObject, ProgressNotificationParam, ProgressToken},
-};
+use rmcp::model::{ProgressNotificationParam, ProgressToken};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 use crate::{
-    jsonrpc::call_meta::{ChildMeta, ForwardedMeta},
-    jsonrpc::lines::{self, LineWriter},
+    jsonrpc::lines::{self},
     locks,
 };
 
@@ -45,88 +43,6 @@ pub(crate) enum Answer {
         /// The error's `data`, as written.
         data: Option<Box<RawValue>>,
     },
-}
-
-/// Where the agent wants progress for one call: its output and its token.
-#[derive(Clone)]
-pub(crate) struct ProgressTarget {
-    pub out: ProgressOut,
-    pub token: CurrentToken,
-}
-
-/// How progress reaches the agent: as lines on its stream (the direct path on stdio), or
-/// through its rmcp peer (whatever transport carries the session).
-#[derive(Clone)]
-pub(crate) enum ProgressOut {
-    Lines(LineWriter),
-    Peer(PeerProgress),
-    /// Inside toolshelf: `toolshelf call` draws it on the terminal.
-    Watch(mpsc::UnboundedSender<ProgressNotificationParam>),
-}
-
-/// Progress for one call through the agent's rmcp peer, in the order the child sent it: one
-/// task hands each notification to rmcp in turn, and `flush` waits until all that came before
-/// it are handed over, so that the call's answer follows its progress.
-#[derive(Clone)]
-pub(crate) struct PeerProgress {
-    queue: mpsc::UnboundedSender<PeerMessage>,
-}
-
-enum PeerMessage {
-    Progress(ProgressNotificationParam),
-    Flush(oneshot::Sender<()>),
-}
-
-/// How long an answer waits for its progress to be handed to rmcp.
-const FLUSH_LIMIT: std::time::Duration = std::time::Duration::from_secs(1);
-
-impl PeerProgress {
-    pub(crate) fn start(peer: Peer<RoleServer>) -> PeerProgress {
-        let (queue, mut queued) = mpsc::unbounded_channel();
-        tokio::spawn(async move {
-            while let Some(message) = queued.recv().await {
-                match message {
-                    PeerMessage::Progress(params) => {
-                        if peer.notify_progress(params).await.is_err() {
-                            tracing::debug!("progress dropped: the client's session ended");
-                        }
-                    }
-                    PeerMessage::Flush(done) => {
-                        let _ = done.send(());
-                    }
-                }
-            }
-        });
-        PeerProgress { queue }
-    }
-
-    /// Waits (briefly) until the progress sent so far is with rmcp.
-    pub(crate) async fn flush(&self) {
-        let (done, flushed) = oneshot::channel();
-        if self.queue.send(PeerMessage::Flush(done)).is_ok() {
-            let _ = tokio::time::timeout(FLUSH_LIMIT, flushed).await;
-        }
-    }
-}
-
-/// The agent's progress token for a call. A call in input rounds (2026-07-28) is a new request
-/// of the agent each round, with a token of its own, and has none while it waits for the
-/// agent's retry: progress then has no request to go with and is dropped.
-#[derive(Clone)]
-pub(crate) struct CurrentToken(Arc<Mutex<Option<ProgressToken>>>);
-
-impl CurrentToken {
-    pub(crate) fn new(token: Option<ProgressToken>) -> Self {
-        Self(Arc::new(Mutex::new(token)))
-    }
-
-    pub(crate) fn set(&self, token: Option<ProgressToken>) {
-        *locks::lock(&self.0) = token;
-    }
-
-    fn get(&self) -> Option<ProgressToken> {
-        locks::lock(&self.0).clone()
-    }
 }
 
 /// Whose call it is: the agent session, which the child's requests during the call reach,
@@ -409,139 +325,6 @@ struct ForwardedProgress<'a> {
     total: Option<&'a RawValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
     message: Option<&'a RawValue>,
-}
-
-#[derive(Serialize)]
-struct Notification<P> {
-    jsonrpc: &'static str,
-    method: &'static str,
-    params: P,
-}
-
-/// What a `tools/call` line carries besides its id.
-#[derive(Clone, Copy)]
-pub(crate) struct CallRequest<'a> {
-    pub name: &'a str,
-    pub arguments: Option<&'a RawValue>,
-    /// What of the agent's `_meta` the child gets.
-    pub meta: &'a ForwardedMeta,
-    /// The agent's `task`, when it asked for one.
-    pub task: Option<&'a RawValue>,
-    /// MCP's keys for a child on 2026-07-28.
-    pub hop: Option<&'a JsonObject>,
-    /// The answers of the previous round, when the child asked for input (2026-07-28).
-    pub retry: Option<&'a Retry>,
-}
-
-/// A retried `tools/call` of a child on 2026-07-28: the answers to its input requests and the
-/// state it asked to have echoed.
-pub(crate) struct Retry {
-    pub input_responses: JsonObject,
-    pub request_state: Option<String>,
-}
-
-/// The request line of call `id`; its progress token is its id, the rest of its `_meta` what the
-/// agent's call passes on.
-pub(crate) fn request_line(id: i64, call: CallRequest<'_>) -> std::io::Result<Vec<u8>> {
-    #[derive(Serialize)]
-    struct Params<'a> {
-        name: &'a str,
-        arguments: Arguments<'a>,
-        #[serde(rename = "_meta")]
-        meta: ChildMeta<'a>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        task: Option<&'a RawValue>,
-        #[serde(rename = "inputResponses", skip_serializing_if = "Option::is_none")]
-        input_responses: Option<&'a JsonObject>,
-        #[serde(rename = "requestState", skip_serializing_if = "Option::is_none")]
-        request_state: Option<&'a str>,
-    }
-    direct_request_line(
-        id,
-        "tools/call",
-        Params {
-            name: call.name,
-            arguments: Arguments(call.arguments),
-            meta: ChildMeta {
-                progress_token: id,
-                forwarded: call.meta,
-                hop: call.hop,
-            },
-            task: call.task,
-            input_responses: call.retry.map(|retry| &retry.input_responses),
-            request_state: call.retry.and_then(|retry| retry.request_state.as_deref()),
-        },
-        None,
-    )
-}
-
-/// The request line of a request toolshelf sends past rmcp (id from `FIRST_ID` on); `hop` is
-/// its `_meta` for a child on 2026-07-28 (`params` must then be an object without one).
-pub(crate) fn direct_request_line(
-    id: i64,
-    method: &'static str,
-    params: impl Serialize,
-    hop: Option<&JsonObject>,
-) -> std::io::Result<Vec<u8>> {
-    #[derive(Serialize)]
-    struct WithHop<'a, P> {
-        #[serde(flatten)]
-        params: P,
-        #[serde(rename = "_meta")]
-        hop: &'a JsonObject,
-    }
-    match hop {
-        Some(hop) => request(id, method, WithHop { params, hop }),
-        None => request(id, method, params),
-    }
-}
-
-fn request(id: i64, method: &'static str, params: impl Serialize) -> std::io::Result<Vec<u8>> {
-    #[derive(Serialize)]
-    struct Request<P> {
-        jsonrpc: &'static str,
-        id: i64,
-        method: &'static str,
-        params: P,
-    }
-    lines::encode(&Request {
-        jsonrpc: "2.0",
-        id,
-        method,
-        params,
-    })
-}
-
-/// A call's arguments as the agent wrote them; `{}` when it gave none.
-struct Arguments<'a>(Option<&'a RawValue>);
-
-impl Serialize for Arguments<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        match self.0 {
-            Some(raw) => raw.serialize(serializer),
-            None => serializer.serialize_map(Some(0))?.end(),
-        }
-    }
-}
-
-/// `notifications/cancelled` for call `id`.
-pub(crate) fn cancel_line(id: i64, reason: &str) -> Option<Vec<u8>> {
-    #[derive(Serialize)]
-    struct Params<'a> {
-        #[serde(rename = "requestId")]
-        request_id: i64,
-        reason: &'a str,
-    }
-    lines::encode(&Notification {
-        jsonrpc: "2.0",
-        method: "notifications/cancelled",
-        params: Params {
-            request_id: id,
-            reason,
-        },
-    })
-    .ok()
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 use rmcp::model::NumberOrString;
 
 use super::*;
+use crate::{children::progress_out::CurrentToken, jsonrpc::lines::LineWriter};
 
 /// What `out` wrote to `theirs`, once it is closed.
 async fn written(out: LineWriter, theirs: &mut tokio::io::DuplexStream) -> String {

@@ -9,7 +9,10 @@ use rmcp::model::JsonObject;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::tool_calls::{Answer, ToolCalls, direct_request_line};
+use super::{
+    request_lines::direct_request_line,
+    tool_calls::{Answer, ToolCalls},
+};
 use crate::{catalog::ListedTool, jsonrpc::lines::LineWriter};
 
 /// The most pages one listing reads: a server that keeps returning a cursor is cut off.

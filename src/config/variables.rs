@@ -10,7 +10,6 @@ use serde_json::Value;
 use super::{
     env_file,
     expand::{ExpandError, expand},
-    validate::problem,
 };
 use crate::schema_check::{Violation, ViolationKind};
 
@@ -97,7 +96,7 @@ pub(super) fn expansion_problem(at: String, error: ExpandError) -> Violation {
             message: name,
             kind: ViolationKind::UnsetVariable,
         },
-        other => problem(at, other.to_string()),
+        other => Violation::other(at, other.to_string()),
     }
 }
 
@@ -154,7 +153,7 @@ pub(super) fn check_variables(
             && let Err(error) = expand(text, lookup)
             && !matches!(error, ExpandError::Unset(_))
         {
-            found.push(problem(at, error.to_string()));
+            found.push(Violation::other(at, error.to_string()));
         }
     };
     for key in ["command", "url", "cwd"] {

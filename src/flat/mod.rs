@@ -17,10 +17,10 @@ pub use crate::qualified_names::DEFAULT_SEPARATOR;
 
 use crate::{
     catalog,
+    child_call::{self, CallAnswer, CallFailure, CallParts, Target},
     config::Config,
     config::Prestart,
     error::ToolError,
-    forward::{self, CallAnswer, CallFailure, CallParts, Target},
     locks, qualified_names as names,
     toolboxes::{Opening, ServerSlot, ServerState, Toolboxes},
 };
@@ -253,7 +253,7 @@ impl FlatServing {
             slot,
             name: tool,
         };
-        let outcome = forward::call(toolboxes, target, parts).await;
+        let outcome = child_call::call(toolboxes, target, parts).await;
         // It failed to restart under this call: its tools leave the list until it is back.
         if matches!(slot.state(), ServerState::Failed(_)) && self.retry(slot, toolboxes) {
             toolboxes.agent().tool_list_changed().await;

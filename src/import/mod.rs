@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 
 pub use clients::Client;
 
-use crate::shell::Outcome;
+use crate::shell::CommandEnd;
 
 /// What `import` was asked.
 pub struct ImportRequest<'a> {
@@ -42,13 +42,13 @@ pub fn import(
     request: &ImportRequest<'_>,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> std::io::Result<Outcome> {
+) -> std::io::Result<CommandEnd> {
     let here = std::env::current_dir().unwrap_or_default();
     let (path, client) = match find(request, &here) {
         Ok(found) => found,
         Err(message) => {
             writeln!(err, "error: {message}")?;
-            return Ok(Outcome::Failed);
+            return Ok(CommandEnd::Failed);
         }
     };
     let file = match std::fs::read_to_string(&path)
@@ -58,7 +58,7 @@ pub fn import(
         Ok(file) => file,
         Err(error) => {
             writeln!(err, "error: cannot read {}: {error}", path.display())?;
-            return Ok(Outcome::Usage);
+            return Ok(CommandEnd::Usage);
         }
     };
     let client = client.unwrap_or_else(|| Client::guess(&file));
@@ -67,7 +67,7 @@ pub fn import(
         Ok(servers) => servers,
         Err(problem) => {
             writeln!(err, "error: {}: {problem}", path.display())?;
-            return Ok(Outcome::Usage);
+            return Ok(CommandEnd::Usage);
         }
     };
     let mut notes = Vec::new();
@@ -87,7 +87,7 @@ pub fn import(
     }
     if converted.is_empty() {
         writeln!(err, "error: {} holds no server to import", path.display())?;
-        return Ok(Outcome::Failed);
+        return Ok(CommandEnd::Failed);
     }
     let config = match request.toolbox {
         Some(toolbox) => json!({"toolboxes": {toolbox: {
@@ -118,7 +118,7 @@ pub fn import(
         for problem in problems {
             writeln!(err, "error: the imported config would not load: {problem}")?;
         }
-        return Ok(Outcome::Failed);
+        return Ok(CommandEnd::Failed);
     }
     for note in &notes {
         writeln!(err, "note: {note}")?;
@@ -131,12 +131,12 @@ pub fn import(
                 "error: {} exists; pass --force to replace it, or --write another file",
                 target.display()
             )?;
-            return Ok(Outcome::Usage);
+            return Ok(CommandEnd::Usage);
         }
         Some(target) => {
             if let Err(error) = std::fs::write(target, &text) {
                 writeln!(err, "error: cannot write {}: {error}", target.display())?;
-                return Ok(Outcome::Failed);
+                return Ok(CommandEnd::Failed);
             }
             writeln!(
                 err,
@@ -146,7 +146,7 @@ pub fn import(
             )?;
         }
     }
-    Ok(Outcome::Done)
+    Ok(CommandEnd::Done)
 }
 
 /// The file to read and the client it is from (`None`: to be guessed from its shape).

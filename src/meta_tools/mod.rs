@@ -10,9 +10,9 @@ use rmcp::model::{CallToolResult, JsonObject, Tool};
 use serde_json::{Value, json};
 
 use crate::{
+    child_call::{CallAnswer, CallParts},
     config::{Config, ToolFilter},
     error::ToolError,
-    forward::{CallAnswer, CallParts},
     schema_check::SchemaCheck,
     toolboxes::Toolboxes,
 };

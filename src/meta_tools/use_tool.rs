@@ -9,9 +9,9 @@ use serde::Deserialize;
 use serde_json::{Value, value::RawValue};
 
 use crate::{
+    child_call::{self, CallFailure, CallParts, Target},
     children::ToolResultJson,
     error::{Context, ToolError},
-    forward::{self, CallFailure, CallParts, Target},
     schema_check::{SchemaCheck, Violation, ViolationKind},
     toolboxes::Toolboxes,
 };
@@ -163,5 +163,5 @@ pub(crate) async fn use_tool(
         arguments: input.arguments.as_deref(),
         ..parts
     };
-    forward::call(toolboxes, target, parts).await
+    child_call::call(toolboxes, target, parts).await
 }

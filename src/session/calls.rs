@@ -12,19 +12,19 @@ use serde_json::{Value, value::RawValue};
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    input_rounds::{Outcome, ToolName},
+    input_rounds::{RoundEnd, ToolName},
     state::SessionState,
 };
 use crate::{
+    child_call::{CallAnswer, CallParts, ChildErrors},
     children::{CurrentToken, PeerProgress, ProgressOut, ProgressTarget},
-    forward::{CallAnswer, CallParts, ChildErrors},
     jsonrpc::call_meta::CallMeta,
     meta_tools::UseToolInput,
     tasks::{TaskAsk, TaskRequest},
 };
 
 /// A call of a child's tool, as the agent made it.
-pub(crate) enum ChildCall {
+pub(crate) enum AgentCall {
     /// `use_tool` with its input.
     UseTool(UseToolInput),
     /// Flat mode: the tool's flat name and its arguments as the agent wrote them.
@@ -34,20 +34,20 @@ pub(crate) enum ChildCall {
     },
 }
 
-impl ChildCall {
+impl AgentCall {
     /// The tool the call names, as the agent wrote it (`toolbox/server/name`, or a flat name).
     pub(crate) fn tool_named(&self) -> String {
         match self {
-            ChildCall::UseTool(input) => input.tool_named(),
-            ChildCall::Flat { name, .. } => name.clone(),
+            AgentCall::UseTool(input) => input.tool_named(),
+            AgentCall::Flat { name, .. } => name.clone(),
         }
     }
 
     /// The tool's own arguments, as the agent wrote them.
     pub(crate) fn arguments(&self) -> Option<&RawValue> {
         match self {
-            ChildCall::UseTool(input) => input.arguments(),
-            ChildCall::Flat { arguments, .. } => arguments.as_deref(),
+            AgentCall::UseTool(input) => input.arguments(),
+            AgentCall::Flat { arguments, .. } => arguments.as_deref(),
         }
     }
 }
@@ -59,7 +59,7 @@ impl SessionState {
     /// runs it as one.
     pub(crate) async fn call(
         &self,
-        call: ChildCall,
+        call: AgentCall,
         cancel: &CancellationToken,
         meta: CallMeta,
         task: Option<TaskAsk<'_>>,
@@ -75,7 +75,7 @@ impl SessionState {
     /// `call` with the call's progress going under `token`, which may change while it runs.
     async fn call_with(
         &self,
-        call: ChildCall,
+        call: AgentCall,
         cancel: &CancellationToken,
         meta: CallMeta,
         task: Option<TaskAsk<'_>>,
@@ -99,15 +99,15 @@ impl SessionState {
             child_errors: ChildErrors::UrlElicitation,
         };
         match (call, &inner.flat) {
-            (ChildCall::Flat { name, arguments }, Some(flat)) => {
+            (AgentCall::Flat { name, arguments }, Some(flat)) => {
                 parts.arguments = arguments.as_deref();
                 parts.child_errors = ChildErrors::All;
                 flat.call(&inner.toolboxes, &name, parts).await
             }
-            (ChildCall::UseTool(input), _) => {
+            (AgentCall::UseTool(input), _) => {
                 inner.meta.use_tool(&inner.toolboxes, input, parts).await
             }
-            (ChildCall::Flat { .. }, None) => {
+            (AgentCall::Flat { .. }, None) => {
                 CallAnswer::Refused(McpError::internal_error("flat mode is off", None))
             }
         }
@@ -122,7 +122,7 @@ impl SessionState {
         meta: CallMeta,
         ask: Option<TaskAsk<'static>>,
         context: &RequestContext<RoleServer>,
-    ) -> Result<Outcome, McpError> {
+    ) -> Result<RoundEnd, McpError> {
         let input = self.agent.input();
         let log_level = context.meta.log_level();
         if let Some(level) = log_level

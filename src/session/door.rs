@@ -18,20 +18,20 @@ use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    calls::ChildCall,
+    calls::AgentCall,
     in_flight::{Cancelled, InUse},
     state::SessionState,
 };
 use crate::{
+    child_call,
     children::ProgressOut,
-    forward,
     jsonrpc::{
         call_meta::CallMeta,
         envelope::{self, AgentId},
     },
     meta_tools::UseToolInput,
     revision::Protocol,
-    tasks::{AgentTasks, TaskAsk},
+    tasks::{SessionTasks, TaskAsk},
 };
 
 /// The params of a `use_tool` call this path serves. Anything else (another field, another
@@ -93,7 +93,7 @@ impl SessionState {
         if method == "tools/call" {
             return DirectCall::read(self, params?, protocol).map(Request::Call);
         }
-        (protocol == Protocol::Tasks && AgentTasks::serves(method)).then(|| Request::Task {
+        (protocol == Protocol::Tasks && SessionTasks::serves(method)).then(|| Request::Task {
             method: method.to_owned(),
             params: params.map(RawValue::to_owned),
         })
@@ -162,7 +162,7 @@ impl SessionState {
 
 /// A call of a child's tool read straight from a `tools/call` request's params.
 pub(crate) struct DirectCall {
-    call: ChildCall,
+    call: AgentCall,
     meta: CallMeta,
     /// The agent's request to run the call as a task, as written.
     task: Option<Box<RawValue>>,
@@ -183,12 +183,12 @@ impl DirectCall {
         };
         let call = if state.is_flat() {
             // The name is a child's tool, the arguments are its own.
-            ChildCall::Flat {
+            AgentCall::Flat {
                 name: params.name.into_owned(),
                 arguments: params.arguments.map(RawValue::to_owned),
             }
         } else {
-            ChildCall::UseTool(match params.arguments {
+            AgentCall::UseTool(match params.arguments {
                 Some(arguments) => UseToolInput::from_raw(arguments),
                 None => UseToolInput::from_object(Default::default()),
             })
@@ -201,12 +201,12 @@ impl DirectCall {
         })
     }
 
-    /// The call's arguments are refused before anything is sent (`forward::child_can_read`), so
+    /// The call's arguments are refused before anything is sent (`child_call::child_can_read`), so
     /// its answer comes at once and needs no stream, whatever the call asked for.
     fn is_refused_at_once(&self) -> bool {
         self.call
             .arguments()
-            .is_some_and(|arguments| !forward::child_can_read(arguments))
+            .is_some_and(|arguments| !child_call::child_can_read(arguments))
     }
 
     /// The tool the call names, as the agent wrote it, for a log.

@@ -20,13 +20,13 @@ use rmcp::{
 };
 use serde_json::Value;
 
-use super::{Session, input_rounds::Outcome};
+use super::{Session, input_rounds::RoundEnd};
 use crate::{
+    child_call::CallAnswer,
+    child_offers,
     children::ProgressOut,
-    forward::CallAnswer,
     jsonrpc::call_meta::CallMeta,
     meta_tools::{OPEN_TOOLBOX, USE_TOOL},
-    offers,
     tasks::{self, TaskAsk},
 };
 
@@ -128,7 +128,7 @@ impl ServerHandler for Session {
     ) -> Result<ListPromptsResult, McpError> {
         Box::pin(async move {
             let (servers, separator) = self.state().offering_servers().await;
-            let prompts = offers::list_prompts(&servers, separator, &context.ct).await;
+            let prompts = child_offers::list_prompts(&servers, separator, &context.ct).await;
             Ok(ListPromptsResult::with_all_items(prompts))
         })
         .await
@@ -141,7 +141,7 @@ impl ServerHandler for Session {
     ) -> Result<GetPromptResponse, McpError> {
         Box::pin(async move {
             let (servers, separator) = self.state().offering_servers().await;
-            offers::get_prompt(&servers, separator, request, &context.ct)
+            child_offers::get_prompt(&servers, separator, request, &context.ct)
                 .await
                 .map(GetPromptResponse::Complete)
         })
@@ -235,7 +235,7 @@ impl ServerHandler for Session {
         Box::pin(async move {
             let (servers, separator) = self.state().offering_servers().await;
             let routes = &self.state().resources;
-            offers::complete(&servers, separator, routes, request, &context.ct).await
+            child_offers::complete(&servers, separator, routes, request, &context.ct).await
         })
         .await
     }
@@ -306,8 +306,8 @@ impl ServerHandler for Session {
                     .in_rounds(request, capabilities, meta, ask, &context)
                     .await?
                 {
-                    Outcome::Done(answer) => answer,
-                    Outcome::InputRequired(result) => {
+                    RoundEnd::Done(answer) => answer,
+                    RoundEnd::InputRequired(result) => {
                         return Ok(CallToolResponse::InputRequired(result));
                     }
                 }

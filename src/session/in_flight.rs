@@ -18,7 +18,7 @@ use crate::locks;
 /// Shared by the transport (which reads requests and writes rmcp's answers) and the direct
 /// `use_tool` path (which answers its own). Cheap to clone.
 #[derive(Clone, Default)]
-pub(crate) struct AgentRequests {
+pub(crate) struct RequestsInFlight {
     table: Arc<Mutex<Table>>,
 }
 
@@ -74,7 +74,7 @@ pub(crate) struct DirectTicket {
     serial: i64,
 }
 
-impl AgentRequests {
+impl RequestsInFlight {
     fn lock(&self) -> MutexGuard<'_, Table> {
         locks::lock(&self.table)
     }
@@ -180,7 +180,7 @@ mod tests {
 
     #[test]
     fn an_id_in_flight_is_refused_until_answered() {
-        let requests = AgentRequests::default();
+        let requests = RequestsInFlight::default();
         let first = requests.begin_direct(&id("1.5")).expect("free");
         assert!(requests.begin_rmcp(&id("1.5")).is_err());
         assert!(requests.begin_direct(&id("1.5")).is_err());
@@ -192,7 +192,7 @@ mod tests {
 
     #[test]
     fn a_cancelled_call_does_not_free_a_later_one_with_its_id() {
-        let requests = AgentRequests::default();
+        let requests = RequestsInFlight::default();
         let old = requests.begin_direct(&id(r#""a""#)).expect("free");
         assert!(matches!(requests.cancel(&id(r#""a""#)), Cancelled::Direct));
         let new = requests

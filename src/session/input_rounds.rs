@@ -42,10 +42,10 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::{
+    child_call::CallAnswer,
     children::CurrentToken,
     children::{Relayed, severity},
     error::{DownstreamKind, ToolError},
-    forward::CallAnswer,
     locks,
 };
 
@@ -54,7 +54,7 @@ use crate::{
 pub(crate) const ANSWER_WAIT: Duration = Duration::from_secs(10 * 60);
 
 /// The input rounds of one agent (or one serving process, for agents without a session).
-pub(crate) struct AgentInput {
+pub(crate) struct InputRounds {
     codec: RequestStateCodec,
     shared: Arc<Shared>,
 }
@@ -140,7 +140,7 @@ impl Drop for Round {
 }
 
 /// What a round of a call ends with.
-pub(crate) enum Outcome {
+pub(crate) enum RoundEnd {
     Done(CallAnswer),
     InputRequired(InputRequiredResult),
 }
@@ -163,7 +163,7 @@ impl Shared {
     }
 }
 
-impl Default for AgentInput {
+impl Default for InputRounds {
     fn default() -> Self {
         let mut key = [0u8; 32];
         // Without an OS random source no other secret would be better: fail loudly at start.
@@ -175,7 +175,7 @@ impl Default for AgentInput {
     }
 }
 
-impl AgentInput {
+impl InputRounds {
     /// Starts `call` of `tool`; the child's requests made while it runs reach this round if the
     /// agent's `capabilities` declared them, its log messages if they are at `log_level` or above.
     pub(crate) fn begin<F>(
@@ -260,12 +260,12 @@ impl AgentInput {
         mut round: Round,
         agent: &Peer<RoleServer>,
         cancel: &CancellationToken,
-    ) -> Outcome {
+    ) -> RoundEnd {
         loop {
             // A request the child has withdrawn needs no answer.
             round.pending.retain(|_, asked| !asked.answer.is_closed());
             if !round.pending.is_empty() {
-                return Outcome::InputRequired(self.park(round));
+                return RoundEnd::InputRequired(self.park(round));
             }
             tokio::select! {
                 // What the child sent before its answer goes out before it.
@@ -281,12 +281,12 @@ impl AgentInput {
                         next = round.events.try_recv().ok();
                     }
                 }
-                answer = &mut round.call => return Outcome::Done(round.answered(answer)),
+                answer = &mut round.call => return RoundEnd::Done(round.answered(answer)),
                 // The call sees the cancellation (the child is told) and answers as it does.
                 () = cancel.cancelled() => {
                     round.stop.cancel();
                     let answer = (&mut round.call).await;
-                    return Outcome::Done(round.answered(answer));
+                    return RoundEnd::Done(round.answered(answer));
                 }
             }
         }

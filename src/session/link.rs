@@ -34,20 +34,20 @@ use tokio_util::sync::CancellationToken;
 use crate::{
     children::{AgentPort, Callers, Relayed, severity},
     locks,
-    session::input_rounds::AgentInput,
-    tasks::{self, AgentTasks},
+    session::input_rounds::InputRounds,
+    tasks::{self, SessionTasks},
 };
 
 /// The agent's session as children see it; one per agent session.
 #[derive(Default)]
-pub(crate) struct AgentLink {
+pub(crate) struct SessionLink {
     peer: OnceLock<Peer<RoleServer>>,
     /// What an agent without a session (2026-07-28) declared on its latest call.
     declared: Mutex<Option<ClientCapabilities>>,
     /// The calls of an agent without a session, and the child's requests they carry.
-    input: AgentInput,
+    input: InputRounds,
     /// The tasks the agent started through `use_tool`.
-    tasks: AgentTasks,
+    tasks: SessionTasks,
     /// The level the agent set with `logging/setLevel`; `None`: every message passes.
     log_level: Mutex<Option<LoggingLevel>>,
     /// The session lists the children's tools (flat mode), so it hears when they change;
@@ -62,7 +62,7 @@ pub(crate) struct AgentLink {
 
 /// One `subscriptions/listen` stream, registered until this is dropped.
 pub(crate) struct Listening {
-    link: Arc<AgentLink>,
+    link: Arc<SessionLink>,
     id: rmcp::model::RequestId,
 }
 
@@ -72,7 +72,7 @@ impl Drop for Listening {
     }
 }
 
-impl AgentLink {
+impl SessionLink {
     /// The agent's session began (its `initialize` arrived).
     pub(crate) fn connect(&self, peer: Peer<RoleServer>) {
         if self.peer.set(peer).is_err() {
@@ -86,7 +86,7 @@ impl AgentLink {
     }
 
     /// The tasks the agent started.
-    pub(crate) fn tasks(&self) -> &AgentTasks {
+    pub(crate) fn tasks(&self) -> &SessionTasks {
         &self.tasks
     }
 
@@ -109,7 +109,7 @@ impl AgentLink {
     }
 
     /// The input rounds of an agent without a session.
-    pub(crate) fn input(&self) -> &AgentInput {
+    pub(crate) fn input(&self) -> &InputRounds {
         &self.input
     }
 
@@ -322,17 +322,17 @@ impl AgentLink {
 
 /// The port of one session's own children (every child on stdio): all they send is this
 /// session's.
-impl AgentPort for AgentLink {
+impl AgentPort for SessionLink {
     fn child_capabilities(&self) -> ClientCapabilities {
-        AgentLink::child_capabilities(self)
+        SessionLink::child_capabilities(self)
     }
 
     fn log_level(&self) -> Option<LoggingLevel> {
-        AgentLink::log_level(self)
+        SessionLink::log_level(self)
     }
 
     fn set_log_level(&self, level: LoggingLevel) -> Option<LoggingLevel> {
-        AgentLink::set_log_level(self, level);
+        SessionLink::set_log_level(self, level);
         Some(level)
     }
 
@@ -345,23 +345,25 @@ impl AgentPort for AgentLink {
         _callers: Callers<'a>,
         cancel: &'a CancellationToken,
     ) -> BoxFuture<'a, Result<ClientResult, McpError>> {
-        Box::pin(AgentLink::relay(self, kind, request, origin, task, cancel))
+        Box::pin(SessionLink::relay(
+            self, kind, request, origin, task, cancel,
+        ))
     }
 
     fn task_status<'a>(&'a self, origin: &'a str, params: Value) -> BoxFuture<'a, ()> {
-        Box::pin(AgentLink::task_status(self, origin, params))
+        Box::pin(SessionLink::task_status(self, origin, params))
     }
 
     fn tool_list_changed(&self) -> BoxFuture<'_, ()> {
-        Box::pin(AgentLink::tool_list_changed(self))
+        Box::pin(SessionLink::tool_list_changed(self))
     }
 
     fn resource_updated(&self, params: ResourceUpdatedNotificationParam) -> BoxFuture<'_, ()> {
-        Box::pin(AgentLink::resource_updated(self, params))
+        Box::pin(SessionLink::resource_updated(self, params))
     }
 
     fn offers_changed(&self, prompts: bool) -> BoxFuture<'_, ()> {
-        Box::pin(AgentLink::offers_changed(self, prompts))
+        Box::pin(SessionLink::offers_changed(self, prompts))
     }
 
     fn log<'a>(
@@ -370,7 +372,7 @@ impl AgentPort for AgentLink {
         message: LoggingMessageNotificationParam,
         _callers: Callers<'a>,
     ) -> BoxFuture<'a, bool> {
-        Box::pin(AgentLink::log(self, origin, message))
+        Box::pin(SessionLink::log(self, origin, message))
     }
 }
 
@@ -382,7 +384,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_request_the_agent_cannot_take_is_refused_at_once_and_says_why() {
-        let link = AgentLink::default();
+        let link = SessionLink::default();
         let params: ElicitRequestParams = serde_json::from_value(serde_json::json!({
             "message": "name?",
             "requestedSchema": {"type": "object", "properties": {}}

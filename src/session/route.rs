@@ -1,7 +1,7 @@
 //! Which agent session a shared child's requests and notices reach. A child that one session
 //! owns (every child on stdio, a `"sharing": "session"` server over HTTP) has that session's
-//! `AgentLink` as its port. A child that sessions share (`serve --http`, the default) has the
-//! `SharedLink`: a request it makes goes to the session whose call it serves, found from the
+//! `SessionLink` as its port. A child that sessions share (`serve --http`, the default) has the
+//! `SharedSessions`: a request it makes goes to the session whose call it serves, found from the
 //! task it names or from the calls in flight to it, and is refused with the reason when that
 //! cannot be told. A child on 2026-07-28 asks inside a call's result, so its requests always
 //! reach the calling session.
@@ -28,36 +28,36 @@ use crate::{
     config::Config,
     locks,
     metrics::Metrics,
-    session::link::AgentLink,
+    session::link::SessionLink,
     toolboxes::SharedServers,
 };
 
 /// The sessions that may call shared children, and the log level those children run at.
 #[derive(Default)]
-pub(crate) struct SharedLink {
-    sessions: Mutex<Vec<Weak<AgentLink>>>,
+pub(crate) struct SharedSessions {
+    sessions: Mutex<Vec<Weak<SessionLink>>>,
     /// The most verbose level any session asked for: each session filters to its own.
     log_level: Mutex<Option<LoggingLevel>>,
 }
 
-impl SharedLink {
+impl SharedSessions {
     /// A session that may call shared children.
-    pub(crate) fn join(&self, session: &Arc<AgentLink>) {
+    pub(crate) fn join(&self, session: &Arc<SessionLink>) {
         let mut sessions = self.sessions();
         sessions.retain(|session| session.strong_count() > 0);
         sessions.push(Arc::downgrade(session));
     }
 
-    fn sessions(&self) -> std::sync::MutexGuard<'_, Vec<Weak<AgentLink>>> {
+    fn sessions(&self) -> std::sync::MutexGuard<'_, Vec<Weak<SessionLink>>> {
         locks::lock(&self.sessions)
     }
 
-    fn live(&self) -> Vec<Arc<AgentLink>> {
+    fn live(&self) -> Vec<Arc<SessionLink>> {
         self.sessions().iter().filter_map(Weak::upgrade).collect()
     }
 }
 
-impl AgentPort for SharedLink {
+impl AgentPort for SharedSessions {
     /// A shared child is offered sampling, elicitation and roots: whether its request can be
     /// answered depends on the session whose call it serves.
     fn child_capabilities(&self) -> ClientCapabilities {
@@ -185,19 +185,19 @@ fn only_caller(kind: Relayed, origin: &str, mut callers: Vec<Agent>) -> Result<A
 /// sessions through.
 pub(crate) struct SharedChildren {
     pub(crate) servers: Arc<SharedServers>,
-    link: Arc<SharedLink>,
+    link: Arc<SharedSessions>,
 }
 
 impl SharedChildren {
     /// Every session's starts and calls of them count in `metrics`.
     pub(crate) fn new(config: &Config, metrics: Arc<Metrics>) -> Self {
-        let link = Arc::new(SharedLink::default());
+        let link = Arc::new(SharedSessions::default());
         let servers = SharedServers::new(config, metrics, link.clone());
         Self { servers, link }
     }
 
     /// `session` may call the shared children from now on.
-    pub(crate) fn join(&self, session: &Arc<AgentLink>) {
+    pub(crate) fn join(&self, session: &Arc<SessionLink>) {
         self.link.join(session);
     }
 }

@@ -17,19 +17,19 @@ use rmcp::{
 
 use super::{
     budget::{CallBudget, InFlight},
-    calls::ChildCall,
-    in_flight::AgentRequests,
-    link::AgentLink,
+    calls::AgentCall,
+    in_flight::RequestsInFlight,
+    link::SessionLink,
     route::SharedChildren,
     surface::Surface,
 };
 use crate::{
+    child_offers::ResourceRoutes,
     children::PeerProgress,
     config::Config,
     flat::{DEFAULT_SEPARATOR, FlatServing},
     jsonrpc::call_meta::CallMeta,
     meta_tools::{MetaTools, USE_TOOL, UseToolInput},
-    offers::ResourceRoutes,
     toolboxes::{ServerSlot, Toolboxes},
 };
 
@@ -44,11 +44,11 @@ pub(crate) struct SessionState {
     pub(super) resources: ResourceRoutes,
     pub(super) info: Arc<ServerConfig>,
     /// The agent's session as the children see it, with the tasks it started.
-    pub(super) agent: Arc<AgentLink>,
+    pub(super) agent: Arc<SessionLink>,
     /// The protocol version `initialize` agreed on.
     protocol: OnceLock<ProtocolVersion>,
     /// The requests the door serves, by the agent's ids.
-    requests: AgentRequests,
+    requests: RequestsInFlight,
     /// The calls of children's tools it may have in flight, if the transport limits them.
     budget: Option<CallBudget>,
     /// It serves clients without a session (2026-07-28 over HTTP): having no place to keep
@@ -68,7 +68,7 @@ pub(crate) struct Setup {
 impl SessionState {
     /// One agent session showing `surface`.
     pub(crate) fn new(config: &Config, surface: &Surface, setup: Setup) -> Arc<Self> {
-        let agent = Arc::new(AgentLink::default());
+        let agent = Arc::new(SessionLink::default());
         let shared = setup.shared.map(|shared| {
             shared.join(&agent);
             shared.servers.clone()
@@ -85,7 +85,7 @@ impl SessionState {
             info: surface.info.clone(),
             agent,
             protocol: OnceLock::new(),
-            requests: AgentRequests::default(),
+            requests: RequestsInFlight::default(),
             budget: setup.budget,
             sessionless: setup.sessionless,
         })
@@ -101,7 +101,7 @@ impl SessionState {
     }
 
     /// The agent's requests in flight, by its ids.
-    pub(crate) fn requests(&self) -> &AgentRequests {
+    pub(crate) fn requests(&self) -> &RequestsInFlight {
         &self.requests
     }
 
@@ -127,14 +127,14 @@ impl SessionState {
 
     /// The call a `tools/call` of a child's tool makes (rmcp decoded its arguments): `use_tool`'s,
     /// or in flat mode the named tool's.
-    pub(super) fn child_call(&self, name: &str, arguments: Option<JsonObject>) -> ChildCall {
+    pub(super) fn child_call(&self, name: &str, arguments: Option<JsonObject>) -> AgentCall {
         match self.flat {
-            Some(_) => ChildCall::Flat {
+            Some(_) => AgentCall::Flat {
                 name: name.to_owned(),
                 arguments: arguments
                     .and_then(|arguments| serde_json::value::to_raw_value(&arguments).ok()),
             },
-            None => ChildCall::UseTool(UseToolInput::from_object(arguments.unwrap_or_default())),
+            None => AgentCall::UseTool(UseToolInput::from_object(arguments.unwrap_or_default())),
         }
     }
 

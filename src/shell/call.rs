@@ -10,15 +10,15 @@ use rmcp::model::JsonObject;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::{Outcome, arguments, progress::CallProgress};
+use super::{CommandEnd, arguments, progress::CallProgress};
 use std::sync::Arc;
 
 use crate::{
+    child_call::{self, CallFailure, CallParts, ChildErrors, Target},
     config::Config,
     error::{Context, ToolError},
-    forward::{self, CallFailure, CallParts, ChildErrors, Target},
     jsonrpc::call_meta::ForwardedMeta,
-    session::link::AgentLink,
+    session::link::SessionLink,
     toolboxes::Toolboxes,
 };
 
@@ -41,8 +41,8 @@ pub async fn call(
     request: CallRequest<'_>,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> std::io::Result<Outcome> {
-    let toolboxes = Toolboxes::new(config, Arc::new(AgentLink::default()), None);
+) -> std::io::Result<CommandEnd> {
+    let toolboxes = Toolboxes::new(config, Arc::new(SessionLink::default()), None);
     let outcome = call_in(&toolboxes, &request, out, err).await;
     toolboxes.shutdown().await;
     outcome
@@ -53,12 +53,12 @@ async fn call_in(
     request: &CallRequest<'_>,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> std::io::Result<Outcome> {
+) -> std::io::Result<CommandEnd> {
     let failed = |err: &mut dyn Write, error: ToolError| {
         // Arguments refused before the call is sent are the command line's to fix.
         let outcome = match error {
-            ToolError::InvalidUseTool(_) => Outcome::Usage,
-            _ => Outcome::Failed,
+            ToolError::InvalidUseTool(_) => CommandEnd::Usage,
+            _ => CommandEnd::Failed,
         };
         writeln!(err, "error: {}", for_terminal(&error.text())).map(|()| outcome)
     };
@@ -73,7 +73,7 @@ async fn call_in(
         Some(Ok(base)) => base,
         Some(Err(problem)) => {
             writeln!(err, "error: {problem}")?;
-            return Ok(Outcome::Usage);
+            return Ok(CommandEnd::Usage);
         }
         None => JsonObject::new(),
     };
@@ -95,7 +95,7 @@ async fn call_in(
         Ok(arguments) => arguments,
         Err(problem) => {
             writeln!(err, "error: {problem}")?;
-            return Ok(Outcome::Usage);
+            return Ok(CommandEnd::Usage);
         }
     };
     let raw = serde_json::value::to_raw_value(&arguments).ok();
@@ -118,7 +118,7 @@ async fn call_in(
         task: None,
         child_errors: ChildErrors::UrlElicitation,
     };
-    let answer = forward::call(toolboxes, target, parts).await;
+    let answer = child_call::call(toolboxes, target, parts).await;
     if let Some(shown) = shown {
         shown.finish();
     }
@@ -132,8 +132,8 @@ async fn call_in(
                 print_result(&result, request.save_dir, shown)?;
             }
             Ok(match result.is_error() {
-                true => Outcome::Failed,
-                false => Outcome::Done,
+                true => CommandEnd::Failed,
+                false => CommandEnd::Done,
             })
         }
         Err(CallFailure::Tool(error)) => failed(err, error),
@@ -143,7 +143,7 @@ async fn call_in(
                 "error: the server answered with JSON-RPC error {}: {}",
                 error.code.0, error.message
             )?;
-            Ok(Outcome::Failed)
+            Ok(CommandEnd::Failed)
         }
     }
 }

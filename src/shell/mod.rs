@@ -17,7 +17,7 @@ pub use tools::tools;
 
 /// What a shell command ends with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub enum CommandEnd {
     Done,
     /// Something failed (a server, a tool, toolshelf's own lookup); the reason is on stderr.
     Failed,
@@ -25,13 +25,13 @@ pub enum Outcome {
     Usage,
 }
 
-impl Outcome {
+impl CommandEnd {
     /// The process's exit status.
     pub fn code(self) -> u8 {
         match self {
-            Outcome::Done => 0,
-            Outcome::Failed => 1,
-            Outcome::Usage => 2,
+            CommandEnd::Done => 0,
+            CommandEnd::Failed => 1,
+            CommandEnd::Usage => 2,
         }
     }
 }

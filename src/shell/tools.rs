@@ -6,14 +6,14 @@ use std::io::Write;
 
 use serde_json::Value;
 
-use super::Outcome;
+use super::CommandEnd;
 use std::sync::Arc;
 
 use crate::{
     config::{Config, Prestart},
     error::Context,
     meta_tools::describe,
-    session::link::AgentLink,
+    session::link::SessionLink,
     toolboxes::{Opening, Toolbox, Toolboxes},
 };
 
@@ -27,14 +27,14 @@ pub async fn tools(
     json: bool,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> std::io::Result<Outcome> {
-    let toolboxes = Toolboxes::new(config, Arc::new(AgentLink::default()), None);
+) -> std::io::Result<CommandEnd> {
+    let toolboxes = Toolboxes::new(config, Arc::new(SessionLink::default()), None);
     let chosen: Vec<&std::sync::Arc<Toolbox>> = match toolbox {
         Some(name) => match toolboxes.find(name, Context::OpenToolbox) {
             Ok(found) => vec![found],
             Err(unknown) => {
                 writeln!(err, "error: {}", unknown.text())?;
-                return Ok(Outcome::Failed);
+                return Ok(CommandEnd::Failed);
             }
         },
         None => toolboxes.all().collect(),
@@ -42,7 +42,7 @@ pub async fn tools(
     let conflicts = toolboxes
         .open_all_as(&chosen, Opening::Remembered(Prestart::FirstCall))
         .await;
-    let mut outcome = Outcome::Done;
+    let mut outcome = CommandEnd::Done;
     for conflict in conflicts {
         writeln!(err, "warning: {conflict}")?;
     }
@@ -52,7 +52,7 @@ pub async fn tools(
             Ok(result) => described.push(result.structured_content.unwrap_or(Value::Null)),
             Err(error) => {
                 writeln!(err, "error: {}", error.text())?;
-                outcome = Outcome::Failed;
+                outcome = CommandEnd::Failed;
             }
         }
     }
@@ -66,7 +66,7 @@ pub async fn tools(
                     opened["toolbox"].as_str().unwrap_or_default(),
                     server["name"].as_str().unwrap_or_default()
                 )?;
-                outcome = Outcome::Failed;
+                outcome = CommandEnd::Failed;
             }
         }
     }

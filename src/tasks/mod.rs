@@ -8,77 +8,50 @@
 //! Transport-independent: an adapter hands over the method, its raw params and the agent's
 //! cancellation, and writes back the raw result or the error.
 
+mod ask;
 mod declaration;
+mod errors;
+mod method;
 pub(crate) mod questions;
+mod task_json;
 
 pub(crate) use crate::children::{RELATED_TASK, STATUS_NOTIFICATION};
+pub(crate) use ask::{TaskAsk, TaskRequest};
 pub(crate) use declaration::TaskDeclaration;
+pub(crate) use task_json::as_created;
+
+use method::Method;
+
+use errors::{failed, not_a_task, unreadable};
+use task_json::{
+    created_task, json_string, modern_task, task_ended, task_params, terminal, with_task_ids,
+};
 
 use std::{
-    borrow::Cow,
     collections::HashMap,
     sync::{Arc, Mutex, MutexGuard},
-    time::{Duration, Instant},
+    time::Instant,
 };
 
 use indexmap::IndexMap;
-use rmcp::model::{
-    CreateTaskResult, DetailedTask, ErrorCode, ErrorData, InputResponses, Task, TaskPayload,
-    TaskStatus,
-};
+use rmcp::model::{DetailedTask, ErrorCode, ErrorData, InputResponses, TaskPayload, TaskStatus};
 use serde_json::{Value, value::RawValue};
 use tokio_util::sync::CancellationToken;
 
 use crate::{
-    children::{CallError, Child, TaskHold, ToolResultJson},
+    children::{Child, TaskHold, ToolResultJson},
     locks,
     tasks::questions::{QUESTION_WAIT, TaskQuestions},
 };
 
-/// A `use_tool` call that may run as a task, and the session's table its handle goes into.
-#[derive(Clone, Copy)]
-pub(crate) struct TaskRequest<'a> {
-    pub ask: TaskAsk<'a>,
-    pub tasks: &'a AgentTasks,
-}
-
-/// When a call runs as a task.
-#[derive(Clone, Copy)]
-pub(crate) enum TaskAsk<'a> {
-    /// The agent asked in `params.task` (2025-11-25), passed on as written.
-    Given(&'a RawValue),
-    /// The agent declared the tasks extension (2026-07-28), where the server decides: toolshelf
-    /// asks the child for a task when the tool requires one.
-    IfRequired,
-}
-
-/// `params.task` of a call toolshelf itself runs as a task: the child's default ttl.
-const CHILD_TASK: &str = "{}";
-
-impl<'a> TaskAsk<'a> {
-    /// The `task` the child's call carries, if any, for a tool that `requires` tasks or not.
-    pub(crate) fn for_child(self, requires: bool) -> Option<&'a RawValue> {
-        match self {
-            TaskAsk::Given(params) => Some(params),
-            TaskAsk::IfRequired if requires => Some(child_task()),
-            TaskAsk::IfRequired => None,
-        }
-    }
-}
-
-fn child_task() -> &'static RawValue {
-    static TASK: std::sync::OnceLock<Box<RawValue>> = std::sync::OnceLock::new();
-    TASK.get_or_init(|| RawValue::from_string(CHILD_TASK.to_owned()).expect("JSON"))
-}
-
 /// The tasks the agent of one session started, by handle.
 #[derive(Default)]
-pub(crate) struct AgentTasks {
-    routes: Mutex<Routes>,
+pub(crate) struct SessionTasks {
+    routes: Mutex<HandleTable>,
 }
 
 #[derive(Default)]
-struct Routes {
+struct HandleTable {
     next: u64,
     by_handle: HashMap<String, Route>,
 }
@@ -100,38 +73,8 @@ struct Route {
     questions: Arc<TaskQuestions>,
 }
 
-/// The task-management requests an agent sends.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Method {
-    Get,
-    Result,
-    Cancel,
-    List,
-}
-
-impl Method {
-    fn parse(method: &str) -> Option<Self> {
-        Some(match method {
-            "tasks/get" => Self::Get,
-            "tasks/result" => Self::Result,
-            "tasks/cancel" => Self::Cancel,
-            "tasks/list" => Self::List,
-            _ => return None,
-        })
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Self::Get => "tasks/get",
-            Self::Result => "tasks/result",
-            Self::Cancel => "tasks/cancel",
-            Self::List => "tasks/list",
-        }
-    }
-}
-
-impl AgentTasks {
-    fn routes(&self) -> MutexGuard<'_, Routes> {
+impl SessionTasks {
+    fn routes(&self) -> MutexGuard<'_, HandleTable> {
         locks::lock(&self.routes)
     }
 
@@ -425,7 +368,7 @@ impl AgentTasks {
     }
 }
 
-impl Routes {
+impl HandleTable {
     /// The handle and route of the task `child_task` of child `origin` ("toolbox/server").
     fn of_child(&mut self, origin: &str, child_task: &str) -> Option<(&String, &mut Route)> {
         self.by_handle.iter_mut().find(|(_, route)| {
@@ -449,203 +392,4 @@ async fn list_child(route: &Route, cancel: &CancellationToken) -> Result<Vec<Val
         .list_all("tasks/list", "tasks", cancel)
         .await
         .map_err(|error| failed(Method::List, None, route, error))
-}
-
-/// A child's answer that the tasks extension cannot show the agent.
-fn not_a_task(method: Method, handle: &str) -> ErrorData {
-    ErrorData::internal_error(
-        format!(
-            "the server's answer to {} for task '{handle}' is not what the MCP schema says (a task, or a result object); toolshelf cannot pass it on. Ask again with tasks/get; if it keeps failing, the server does not follow the schema.",
-            method.name()
-        ),
-        None,
-    )
-}
-
-/// A child's task (2025-11-25: `ttl`, `pollInterval`) as the tasks extension has it.
-fn modern_task(task: &Value) -> Option<Task> {
-    let status: TaskStatus = serde_json::from_value(task.get("status")?.clone()).ok()?;
-    let text = |key: &str| task.get(key).and_then(Value::as_str).map(str::to_owned);
-    let mut modern = Task::new(
-        text("taskId")?,
-        status,
-        text("createdAt").unwrap_or_default(),
-        text("lastUpdatedAt")
-            .or_else(|| text("createdAt"))
-            .unwrap_or_default(),
-    );
-    modern.status_message = text("statusMessage");
-    modern.ttl_ms = task.get("ttl").and_then(Value::as_u64);
-    modern.poll_interval_ms = task.get("pollInterval").and_then(Value::as_u64);
-    Some(modern)
-}
-
-/// A created task (the child's answer, with toolshelf's handle) as the tasks extension's
-/// `CreateTaskResult`; `None` when the child ran the call at once.
-pub(crate) fn as_created(result: &ToolResultJson) -> Option<CreateTaskResult> {
-    let answer: IndexMap<Cow<'_, str>, &RawValue> = serde_json::from_str(result.json()).ok()?;
-    let task: Value = serde_json::from_str(answer.get("task")?.get()).ok()?;
-    Some(CreateTaskResult::new(modern_task(&task)?))
-}
-
-/// The task in a child's answer to a task-augmented call.
-struct CreatedTask {
-    id: String,
-    ended: bool,
-    ttl: Option<Duration>,
-}
-
-fn created_task(json: &str) -> Option<CreatedTask> {
-    // Only the task is decoded: the rest may be anything a tool result holds.
-    let answer: IndexMap<Cow<'_, str>, &RawValue> = serde_json::from_str(json).ok()?;
-    let task: serde_json::Map<String, Value> =
-        serde_json::from_str(answer.get("task")?.get()).ok()?;
-    let id = task.get("taskId")?.as_str()?.to_owned();
-    Some(CreatedTask {
-        id,
-        ended: task
-            .get("status")
-            .and_then(Value::as_str)
-            .is_some_and(terminal),
-        ttl: task
-            .get("ttl")
-            .and_then(Value::as_u64)
-            .map(Duration::from_millis),
-    })
-}
-
-/// A task status after which nothing changes.
-fn terminal(status: &str) -> bool {
-    matches!(status, "completed" | "failed" | "cancelled")
-}
-
-/// True when a `tasks/get` or `tasks/cancel` answer shows the task ended.
-fn task_ended(json: &str) -> bool {
-    serde_json::from_str::<IndexMap<Cow<'_, str>, &RawValue>>(json)
-        .ok()
-        .and_then(|answer| string(answer.get("status")?))
-        .is_some_and(|status| terminal(&status))
-}
-
-/// `json` with each task id `rename` knows replaced: the answer's own `taskId`, its `task`'s,
-/// and the related task in its `_meta`. Everything else stays as written (a task's result may
-/// be large: only these members are decoded). `None` if `json` is not an object.
-fn with_task_ids(json: &str, rename: impl Fn(&str) -> Option<String>) -> Option<Box<RawValue>> {
-    let mut members: IndexMap<String, Box<RawValue>> = serde_json::from_str(json).ok()?;
-    if let Some(id) = members.get("taskId").and_then(|raw| string(raw))
-        && let Some(handle) = rename(&id)
-    {
-        members.insert("taskId".into(), json_string(&handle));
-    }
-    for (member, path) in [
-        ("task", &["taskId"][..]),
-        ("_meta", &[RELATED_TASK, "taskId"][..]),
-    ] {
-        let Some(raw) = members.get(member) else {
-            continue;
-        };
-        // A member that does not read holds no task id toolshelf could know.
-        let Ok(mut value) = serde_json::from_str::<Value>(raw.get()) else {
-            continue;
-        };
-        let Some(slot) = path
-            .iter()
-            .try_fold(&mut value, |value, key| value.get_mut(*key))
-        else {
-            continue;
-        };
-        if let Some(handle) = slot.as_str().and_then(&rename) {
-            *slot = Value::String(handle);
-            members.insert(member.into(), serde_json::value::to_raw_value(&value).ok()?);
-        }
-    }
-    serde_json::value::to_raw_value(&members).ok()
-}
-
-/// The handle and the rest of the params of `tasks/get|result|cancel`.
-fn task_params(
-    method: Method,
-    params: Option<&RawValue>,
-) -> Result<(String, IndexMap<String, Box<RawValue>>), ErrorData> {
-    let refuse = || {
-        ErrorData::invalid_params(
-            format!(
-                "{} needs params {{\"taskId\": \"…\"}} with the task id use_tool answered with",
-                method.name()
-            ),
-            None,
-        )
-    };
-    let mut members: IndexMap<String, Box<RawValue>> = params
-        .and_then(|raw| serde_json::from_str(raw.get()).ok())
-        .ok_or_else(refuse)?;
-    let handle = members
-        .shift_remove("taskId")
-        .and_then(|raw| string(&raw))
-        .ok_or_else(refuse)?;
-    Ok((handle, members))
-}
-
-fn string(raw: &RawValue) -> Option<String> {
-    serde_json::from_str(raw.get()).ok()
-}
-
-fn json_string(text: &str) -> Box<RawValue> {
-    serde_json::value::to_raw_value(text).expect("a string encodes")
-}
-
-/// The child's failure as the agent's error: the child's own JSON-RPC error as it came, or
-/// toolshelf's account of what went wrong on the way.
-fn failed(method: Method, handle: Option<&str>, route: &Route, error: CallError) -> ErrorData {
-    match error.into_child_error() {
-        Ok(error) => error,
-        Err(other) => {
-            let task = handle.map_or_else(String::new, |handle| format!(" for task '{handle}'"));
-            ErrorData::internal_error(
-                format!(
-                    "{}{task} to server '{}' (toolbox '{}') failed: {other}. Ask again; if the server stopped, call use_tool again to start a new task.",
-                    method.name(),
-                    route.server,
-                    route.toolbox
-                ),
-                None,
-            )
-        }
-    }
-}
-
-fn unreadable(method: Method, route: &Route) -> ErrorData {
-    ErrorData::internal_error(
-        format!(
-            "server '{}' (toolbox '{}') answered {} with something that is not a JSON object; the server does not follow the MCP schema",
-            route.server,
-            route.toolbox,
-            method.name()
-        ),
-        None,
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn task_ids_are_replaced_where_the_protocol_puts_them_and_nowhere_else() {
-        let json = r#"{"task":{"taskId":"c1","status":"working","ttl":60000},"content":[{"type":"text","text":"c1"}],"structuredContent":{"n":1e400},"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"c1"}}}"#;
-        let rename = |id: &str| (id == "c1").then(|| "ts-1".to_owned());
-        let raw = with_task_ids(json, rename).expect("object");
-        assert_eq!(
-            raw.get(),
-            r#"{"task":{"taskId":"ts-1","status":"working","ttl":60000},"content":[{"type":"text","text":"c1"}],"structuredContent":{"n":1e400},"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"ts-1"}}}"#,
-        );
-        let got = with_task_ids(r#"{"taskId":"c1","status":"completed"}"#, rename).expect("object");
-        assert_eq!(got.get(), r#"{"taskId":"ts-1","status":"completed"}"#);
-        assert!(task_ended(got.get()));
-        assert!(with_task_ids("[]", rename).is_none());
-        let task = created_task(json).expect("a task");
-        assert_eq!(task.id, "c1");
-        assert!(!task.ended);
-        assert_eq!(task.ttl, Some(Duration::from_secs(60)));
-    }
 }

@@ -13,7 +13,7 @@ use reqwest::{
 use tokio::{io::DuplexStream, sync::watch, task::JoinSet};
 
 use super::{
-    Bridge, Envelope,
+    Bridge, BridgeKeys,
     event_stream::{EventStream, StreamError},
     read_limited, read_lines,
 };
@@ -119,7 +119,7 @@ async fn post(
     }
     let text = read_limited(response, super::ERROR_BODY_LIMIT).await;
     let message = bridge.failure_text(status, &text);
-    match serde_json::from_slice::<Envelope<'_>>(&body) {
+    match serde_json::from_slice::<BridgeKeys<'_>>(&body) {
         Ok(envelope) if envelope.is_request() => {
             if let Some(id) = envelope.id {
                 bridge.refuse(id, &message).await;

@@ -18,7 +18,7 @@ use serde_json::value::RawValue;
 use tokio::{io::DuplexStream, task::JoinSet};
 
 use super::{
-    Bridge, Envelope,
+    Bridge, BridgeKeys,
     event_stream::{EventStream, StreamError},
     read_limited, read_lines, retry_delay,
 };
@@ -337,7 +337,7 @@ impl Streamable {
                     }
                     empty_ends = 0;
                     let answered = awaited.as_deref().is_some_and(|id| {
-                        serde_json::from_slice::<Envelope<'_>>(&event.data)
+                        serde_json::from_slice::<BridgeKeys<'_>>(&event.data)
                             .is_ok_and(|envelope| envelope.answers(id))
                     });
                     if answered && initialize {

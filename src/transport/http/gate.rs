@@ -175,7 +175,7 @@ const UNDECODABLE: &[u8] = b"fail to deserialize request body ";
 
 /// For a body rmcp could not decode as a JSON-RPC message (`said`: its 415's text), a JSON-RPC
 /// error (the id cannot be read) with the reason and the rules. A tool's arguments that break
-/// them on the paths toolshelf reads itself get an error result instead (`forward::i_json`);
+/// them on the paths toolshelf reads itself get an error result instead (`child_call::i_json`);
 /// this is the rest (a client without a session, a browser's request).
 fn undecodable(said: &[u8]) -> Option<Response<Body>> {
     let reason = String::from_utf8_lossy(said.strip_prefix(UNDECODABLE)?);

@@ -13,6 +13,7 @@ mod direct;
 mod gate;
 mod session;
 mod session_streams;
+mod stream_routes;
 
 use std::{convert::Infallible, future::Future, net::SocketAddr, sync::Arc, time::Duration};
 

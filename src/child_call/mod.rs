@@ -18,7 +18,7 @@ use crate::{
     error::{DownstreamKind, ToolError},
     jsonrpc::call_meta::ForwardedMeta,
     jsonrpc::envelope::{self, AgentId},
-    metrics::Outcome,
+    metrics::CallEnd,
     tasks::TaskRequest,
     toolboxes::{ServerSlot, Toolboxes},
 };
@@ -178,9 +178,9 @@ pub(crate) async fn call(
     .await;
     if let (Some(metrics), Some(began)) = (toolboxes.metrics(), began) {
         let outcome = match &forwarded {
-            Ok(result) if result.is_error() => Outcome::ToolError,
-            Ok(_) => Outcome::Ok,
-            Err(_) => Outcome::Failed,
+            Ok(result) if result.is_error() => CallEnd::ToolError,
+            Ok(_) => CallEnd::Ok,
+            Err(_) => CallEnd::Failed,
         };
         metrics.call(toolbox, server, outcome, began.elapsed());
     }

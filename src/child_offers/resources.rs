@@ -24,17 +24,17 @@ const RESOURCE_NOT_FOUND: ErrorCode = ErrorCode(-32002);
 /// Which server each URI and template a session was shown belongs to.
 #[derive(Default)]
 pub(crate) struct ResourceRoutes {
-    routes: Mutex<Routes>,
+    routes: Mutex<ResourceTable>,
 }
 
 #[derive(Default)]
-struct Routes {
+struct ResourceTable {
     by_uri: HashMap<String, Arc<ServerSlot>>,
     templates: Vec<(String, Arc<ServerSlot>)>,
 }
 
 impl ResourceRoutes {
-    fn routes(&self) -> std::sync::MutexGuard<'_, Routes> {
+    fn routes(&self) -> std::sync::MutexGuard<'_, ResourceTable> {
         locks::lock(&self.routes)
     }
 
@@ -126,7 +126,7 @@ impl ResourceRoutes {
         uri_template: &str,
         cancel: &CancellationToken,
     ) -> Result<Arc<ServerSlot>, ErrorData> {
-        let find = |routes: &Routes| {
+        let find = |routes: &ResourceTable| {
             routes
                 .templates
                 .iter()
