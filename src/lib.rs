@@ -16,6 +16,10 @@
 //!   `schema_check` — file → validated `Config`; [`oauth`], `http_client`.
 //! - `cli`, [`check`], [`shell`], [`import`] — the commands; `metrics`, `locks`, `private_file`.
 
+// The serve future (`cli::run`) nests rmcp's service loop, the transport and the call path; in
+// an optimised build the MIR inliner computes its layout through more levels than the default.
+#![recursion_limit = "256"]
+
 pub mod catalog;
 pub mod check;
 mod children;

@@ -11,10 +11,7 @@ use rmcp::{
 use serde_json::{Value, value::RawValue};
 use tokio_util::sync::CancellationToken;
 
-use super::{
-    input_rounds::{RoundEnd, ToolName},
-    state::SessionState,
-};
+use super::{input_rounds::RoundEnd, state::SessionState, tool_name::ToolName};
 use crate::{
     child_call::{CallAnswer, CallParts, ChildErrors},
     children::{CurrentToken, PeerProgress, ProgressOut, ProgressTarget},

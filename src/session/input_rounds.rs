@@ -41,11 +41,11 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use super::tool_name::ToolName;
 use crate::{
     child_call::CallAnswer,
     children::CurrentToken,
     children::{Relayed, severity},
-    error::{DownstreamKind, ToolError},
     locks,
 };
 
@@ -88,27 +88,6 @@ enum Event {
 struct Asked {
     request: InputRequest,
     answer: oneshot::Sender<Value>,
-}
-
-/// The tool a call of `use_tool` names.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct ToolName {
-    pub toolbox: String,
-    pub server: String,
-    pub name: String,
-}
-
-impl ToolName {
-    /// "toolbox/server": the child, as its requests name it.
-    fn origin(&self) -> String {
-        format!("{}/{}", self.toolbox, self.server)
-    }
-}
-
-impl std::fmt::Display for ToolName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}/{}", self.toolbox, self.server, self.name)
-    }
 }
 
 /// One `use_tool` call of an agent without a session: the call itself, the child's requests
@@ -398,24 +377,6 @@ impl Round {
     }
 
     fn answered(&self, answer: Result<CallAnswer, tokio::task::JoinError>) -> CallAnswer {
-        answer.unwrap_or_else(|error| {
-            let ToolName {
-                toolbox,
-                server,
-                name,
-            } = self.tool.clone();
-            CallAnswer::Failed(
-                ToolError::Downstream {
-                    toolbox,
-                    server,
-                    name,
-                    kind: DownstreamKind::Cancelled,
-                    error: format!(
-                        "the call stopped inside toolshelf ({error}); call the tool again"
-                    ),
-                }
-                .into_result(),
-            )
-        })
+        answer.unwrap_or_else(|error| self.tool.stopped_inside(&error))
     }
 }

@@ -18,6 +18,7 @@ mod listen;
 pub(crate) mod route;
 mod state;
 mod surface;
+mod tool_name;
 
 use std::sync::{Arc, OnceLock};
 

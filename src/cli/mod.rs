@@ -1,5 +1,9 @@
 //! Command-line interface.
 
+mod run;
+
+pub use run::run;
+
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};

@@ -1,0 +1,311 @@
+//! What each command does, for `main` to call once the process is set up: load the config,
+//! serve, check, list or call, log in or out, import, or manage the persisted catalog.
+
+use std::{future::Future, io::Write, process::ExitCode};
+
+use clap::CommandFactory;
+
+use super::{CacheCommand, CacheSwitch, Cli, Command};
+use crate::config;
+
+/// Runs `command` (all but `process-guard`, which `main` runs before there is a runtime) and
+/// says how it ended; `shutdown` stops a server.
+pub async fn run(command: Command, shutdown: impl Future<Output = ()>) -> ExitCode {
+    match command {
+        Command::ProcessGuard => ExitCode::SUCCESS,
+        Command::Schema => {
+            let schema = serde_json::to_string_pretty(&config::json_schema()).unwrap_or_default();
+            write_stdout(&format!("{schema}\n"))
+        }
+        Command::Serve(args) => {
+            let Some(config) = load(args.config.config, &args.cache) else {
+                return ExitCode::from(2);
+            };
+            // Said once here; an open or a call of such a server gets the reason as its error.
+            for (toolbox, server) in config.toolboxes.values().flat_map(|toolbox| {
+                toolbox
+                    .servers
+                    .iter()
+                    .map(move |server| (&toolbox.name, server))
+            }) {
+                if let Some(reason) = &server.unavailable {
+                    tracing::warn!(toolbox = %toolbox, server = %server.name, %reason, "server unavailable until the config or the environment changes");
+                }
+            }
+            let flat = if args.flat {
+                match crate::flat::FlatSpec::new(&config, &args.toolbox, &args.separator) {
+                    Ok(flat) => {
+                        // The default `:` is the flat naming convention's own: a note, not a
+                        // warning; a separator the user chose that breaks the guidance is.
+                        if flat.separator_breaks_guidance()
+                            && args.separator == crate::flat::DEFAULT_SEPARATOR
+                        {
+                            tracing::info!(
+                                separator = %args.separator,
+                                "tool names are SERVER:TOOL; a client that allows only the MCP guidance's characters in tool names (A-Z a-z 0-9 _ - .) needs --separator __"
+                            );
+                        } else if flat.separator_breaks_guidance() {
+                            tracing::warn!(
+                                separator = %args.separator,
+                                "every tool name will hold the separator, which the MCP guidance for tool names (1 to 128 of A-Z a-z 0-9 _ - .) does not allow; clients that check names refuse them: use --separator __ for those"
+                            );
+                        }
+                        Some(std::sync::Arc::new(flat))
+                    }
+                    Err(message) => {
+                        let _ = writeln!(std::io::stderr().lock(), "error: {message}");
+                        return ExitCode::from(2);
+                    }
+                }
+            } else {
+                None
+            };
+            if let Some(address) = args.http {
+                let token = match token(args.token_file.as_deref()) {
+                    Ok(token) => token,
+                    Err(message) => {
+                        let _ = writeln!(std::io::stderr().lock(), "error: {message}");
+                        return ExitCode::from(2);
+                    }
+                };
+                let options = crate::transport::http::HttpOptions {
+                    address,
+                    token,
+                    insecure_no_auth: args.insecure_no_auth,
+                    allowed_origins: args.allowed_origin,
+                    allowed_hosts: args.allowed_host,
+                    flat,
+                };
+                return match crate::transport::http::serve_http(config, options, shutdown).await {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(error @ crate::transport::http::HttpServeError::Refused(_)) => {
+                        let _ = writeln!(std::io::stderr().lock(), "error: {error}");
+                        ExitCode::from(2)
+                    }
+                    Err(error) => {
+                        let _ = writeln!(std::io::stderr().lock(), "error: {error}");
+                        ExitCode::FAILURE
+                    }
+                };
+            }
+            match crate::transport::stdio::serve(&config, flat, shutdown).await {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(error) => {
+                    tracing::error!(%error, "serve failed");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::Login(args) => {
+            let Some(config) = load(args.server.config.config, &CacheSwitch::default()) else {
+                return ExitCode::from(2);
+            };
+            let mut say = std::io::stderr().lock();
+            let done =
+                crate::oauth::login(&config, &args.server.target, !args.no_browser, &mut say).await;
+            login_exit(done)
+        }
+        Command::Logout(args) => {
+            let Some(config) = load(args.config.config, &CacheSwitch::default()) else {
+                return ExitCode::from(2);
+            };
+            let mut say = std::io::stderr().lock();
+            login_exit(crate::oauth::logout(&config, &args.target, &mut say).await)
+        }
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "toolshelf", &mut script);
+            write_stdout(&String::from_utf8_lossy(&script))
+        }
+        Command::Man => {
+            let mut page = Vec::new();
+            match clap_mangen::Man::new(Cli::command()).render(&mut page) {
+                Ok(()) => write_stdout(&String::from_utf8_lossy(&page)),
+                Err(error) => {
+                    tracing::error!(%error, "cannot render the man page");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::Tools(args) => {
+            let Some(config) = load(args.config.config, &args.cache) else {
+                return ExitCode::from(2);
+            };
+            // stderr is not locked for the whole command: progress bars and logs write to it meanwhile.
+            let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr());
+            let listed = crate::shell::tools(
+                &config,
+                args.toolbox.as_deref(),
+                args.json,
+                &mut out,
+                &mut err,
+            )
+            .await;
+            shell_exit(listed)
+        }
+        Command::Call(args) => {
+            let Some(config) = load(args.config.config, &args.cache) else {
+                return ExitCode::from(2);
+            };
+            let base = match (&args.args, &args.args_file) {
+                (Some(json), _) => Some(json.clone()),
+                (None, Some(file)) => match read_arguments(file) {
+                    Ok(text) => Some(text),
+                    Err(message) => {
+                        let _ = writeln!(std::io::stderr().lock(), "error: {message}");
+                        return ExitCode::from(2);
+                    }
+                },
+                (None, None) => None,
+            };
+            let request = crate::shell::CallRequest {
+                toolbox: &args.toolbox,
+                server: &args.server,
+                tool: &args.tool,
+                pairs: &args.arguments,
+                base,
+                json: args.json,
+                save_dir: args.save_dir.as_deref(),
+            };
+            // stderr is not locked for the whole command: progress bars and logs write to it meanwhile.
+            let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr());
+            shell_exit(crate::shell::call(&config, request, &mut out, &mut err).await)
+        }
+        Command::Import(args) => {
+            let request = crate::import::ImportRequest {
+                from: args.from,
+                file: args.file.as_deref(),
+                toolbox: args.toolbox.as_deref(),
+                write: args.write.as_deref(),
+                force: args.force,
+            };
+            // stderr is not locked for the whole command: progress bars and logs write to it meanwhile.
+            let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr());
+            shell_exit(crate::import::import(&request, &mut out, &mut err))
+        }
+        Command::Cache(CacheCommand::Path) => match crate::catalog::cache::folder() {
+            Ok(folder) => write_stdout(&format!("{}\n", folder.display())),
+            Err(error) => {
+                let _ = writeln!(std::io::stderr().lock(), "error: {error}");
+                ExitCode::FAILURE
+            }
+        },
+        Command::Cache(CacheCommand::Clear) => match crate::catalog::cache::clear() {
+            Ok((folder, removed)) => {
+                let _ = writeln!(
+                    std::io::stderr().lock(),
+                    "removed {removed} catalog file(s) from {}",
+                    folder.display()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                let _ = writeln!(std::io::stderr().lock(), "error: {error}");
+                ExitCode::FAILURE
+            }
+        },
+        Command::Check(args) => {
+            let Some(config) = load(args.config.config, &args.cache) else {
+                return ExitCode::from(2);
+            };
+            let mut out = std::io::stdout().lock();
+            match crate::check::check(&config, &mut out).await {
+                Ok(true) => ExitCode::SUCCESS,
+                Ok(false) => ExitCode::FAILURE,
+                Err(error) => {
+                    tracing::error!(%error, "cannot write the report");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+    }
+}
+
+/// The bearer token of `serve --http`: the file's content, else `TOOLSHELF_TOKEN`; surrounding
+/// whitespace (the file's final newline) is not part of it.
+fn token(file: Option<&std::path::Path>) -> Result<Option<String>, String> {
+    let text = match file {
+        Some(file) => std::fs::read_to_string(file)
+            .map_err(|error| format!("cannot read the token file {}: {error}", file.display()))?,
+        None => match std::env::var("TOOLSHELF_TOKEN") {
+            Ok(text) => text,
+            Err(_) => return Ok(None),
+        },
+    };
+    let token = text.trim();
+    if token.is_empty() {
+        return Err(match file {
+            Some(file) => format!(
+                "the token file {} is empty; put the token in it",
+                file.display()
+            ),
+            None => "TOOLSHELF_TOKEN is set but empty; set it to the token, or unset it".into(),
+        });
+    }
+    Ok(Some(token.to_owned()))
+}
+
+/// The exit status of a shell command; output cut short by a closed pipe (`| head`) is no
+/// failure.
+fn shell_exit(done: std::io::Result<crate::shell::CommandEnd>) -> ExitCode {
+    match done {
+        Ok(outcome) => ExitCode::from(outcome.code()),
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(error) => {
+            tracing::error!(%error, "cannot write the output");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The text of `--args-file FILE` (`-`: standard input).
+fn read_arguments(file: &std::path::Path) -> Result<String, String> {
+    use std::io::Read;
+    if file == std::path::Path::new("-") {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|error| format!("cannot read the arguments from standard input: {error}"))?;
+        return Ok(text);
+    }
+    std::fs::read_to_string(file)
+        .map_err(|error| format!("cannot read the arguments file {}: {error}", file.display()))
+}
+
+fn login_exit(done: Result<(), crate::oauth::LoginError>) -> ExitCode {
+    use crate::oauth::LoginError;
+    let (code, message) = match done {
+        Ok(()) => return ExitCode::SUCCESS,
+        Err(LoginError::Usage(message)) => (2, message),
+        Err(LoginError::Failed(message)) => (1, message),
+    };
+    let _ = writeln!(std::io::stderr().lock(), "error: {message}");
+    ExitCode::from(code)
+}
+
+/// The config, with `--no-cache` applied.
+fn load(from_cli: Option<std::path::PathBuf>, cache: &CacheSwitch) -> Option<config::Config> {
+    let (path, from) = config::locate(from_cli);
+    match config::load_from(&path, from) {
+        Ok(mut config) => {
+            if cache.no_cache {
+                config.catalog.cache = false;
+            }
+            for note in &config.notes {
+                tracing::warn!(file = %path.display(), "{note}");
+            }
+            Some(config)
+        }
+        Err(error) => {
+            let _ = writeln!(std::io::stderr().lock(), "error: {error}");
+            None
+        }
+    }
+}
+
+fn write_stdout(text: &str) -> ExitCode {
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::FAILURE,
+    }
+}
