@@ -5,7 +5,9 @@
     reason = "SEP-2577 deprecates logging and roots; revisions before 2026-07-28 have them"
 )]
 
-use futures::future::join_all;
+use std::{future::Future, sync::Arc};
+
+use futures::future::{BoxFuture, join_all};
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler,
     model::{
@@ -20,14 +22,15 @@ use rmcp::{
 };
 use serde_json::Value;
 
-use super::{Session, input_rounds::RoundEnd};
+use super::{Session, SessionState, input_rounds::RoundEnd};
 use crate::{
     child_call::CallAnswer,
-    child_offers,
+    child_offers::{self, ResourceRoutes},
     children::ProgressOut,
     jsonrpc::call_meta::CallMeta,
     meta_tools::{OPEN_TOOLBOX, USE_TOOL},
     tasks::{self, TaskAsk},
+    toolboxes::ServerSlot,
 };
 
 // The handlers that reach children box their work: rmcp spawns a task per request whose future
@@ -126,9 +129,8 @@ impl ServerHandler for Session {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        Box::pin(async move {
-            let (servers, separator) = self.state().offering_servers().await;
-            let prompts = child_offers::list_prompts(&servers, separator, &context.ct).await;
+        self.offering(|on| async move {
+            let prompts = child_offers::list_prompts(&on.servers, on.separator, &context.ct).await;
             Ok(ListPromptsResult::with_all_items(prompts))
         })
         .await
@@ -139,9 +141,8 @@ impl ServerHandler for Session {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        Box::pin(async move {
-            let (servers, separator) = self.state().offering_servers().await;
-            child_offers::get_prompt(&servers, separator, request, &context.ct)
+        self.offering(|on| async move {
+            child_offers::get_prompt(&on.servers, on.separator, request, &context.ct)
                 .await
                 .map(GetPromptResponse::Complete)
         })
@@ -153,9 +154,8 @@ impl ServerHandler for Session {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        Box::pin(async move {
-            let (servers, _) = self.state().offering_servers().await;
-            let resources = self.state().resources.list(&servers, &context.ct).await;
+        self.offering(|on| async move {
+            let resources = on.routes.list(&on.servers, &context.ct).await;
             Ok(ListResourcesResult::with_all_items(resources))
         })
         .await
@@ -166,13 +166,8 @@ impl ServerHandler for Session {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        Box::pin(async move {
-            let (servers, _) = self.state().offering_servers().await;
-            let templates = self
-                .state()
-                .resources
-                .templates(&servers, &context.ct)
-                .await;
+        self.offering(|on| async move {
+            let templates = on.routes.templates(&on.servers, &context.ct).await;
             Ok(ListResourceTemplatesResult::with_all_items(templates))
         })
         .await
@@ -183,13 +178,9 @@ impl ServerHandler for Session {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        Box::pin(async move {
-            let (servers, _) = self.state().offering_servers().await;
-            self.state()
-                .resources
-                .read(&servers, &request.uri, &context.ct)
-                .await
-                .map(ReadResourceResponse::Complete)
+        self.offering(|on| async move {
+            let read = on.routes.read(&on.servers, &request.uri, &context.ct).await;
+            read.map(ReadResourceResponse::Complete)
         })
         .await
     }
@@ -199,13 +190,12 @@ impl ServerHandler for Session {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        Box::pin(async move {
-            let (servers, _) = self.state().offering_servers().await;
-            let routes = &self.state().resources;
-            routes
-                .subscription(&servers, "resources/subscribe", &request.uri, &context.ct)
+        self.offering(|on| async move {
+            let method = "resources/subscribe";
+            on.routes
+                .subscription(&on.servers, method, &request.uri, &context.ct)
                 .await?;
-            self.state().agent.subscribe(&request.uri, true);
+            on.state.agent.subscribe(&request.uri, true);
             Ok(())
         })
         .await
@@ -216,12 +206,11 @@ impl ServerHandler for Session {
         request: UnsubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        Box::pin(async move {
-            self.state().agent.subscribe(&request.uri, false);
-            let (servers, _) = self.state().offering_servers().await;
-            let routes = &self.state().resources;
-            routes
-                .subscription(&servers, "resources/unsubscribe", &request.uri, &context.ct)
+        self.state().agent.subscribe(&request.uri, false);
+        self.offering(|on| async move {
+            let method = "resources/unsubscribe";
+            on.routes
+                .subscription(&on.servers, method, &request.uri, &context.ct)
                 .await
         })
         .await
@@ -232,10 +221,9 @@ impl ServerHandler for Session {
         request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
-        Box::pin(async move {
-            let (servers, separator) = self.state().offering_servers().await;
-            let routes = &self.state().resources;
-            child_offers::complete(&servers, separator, routes, request, &context.ct).await
+        self.offering(|on| async move {
+            let routes = on.routes;
+            child_offers::complete(&on.servers, on.separator, routes, request, &context.ct).await
         })
         .await
     }
@@ -330,5 +318,40 @@ impl ServerHandler for Session {
             Ok(answer.into_result()?.into())
         })
         .await
+    }
+}
+
+/// What the children offer the agent besides tools, at one request.
+struct Offering<'a> {
+    /// The servers whose prompts and resources the agent sees: in flat mode the served ones,
+    /// else those of the open toolboxes.
+    servers: Vec<Arc<ServerSlot>>,
+    /// The separator of their prompts' names.
+    separator: &'a str,
+    /// Which server each resource URI the agent was shown belongs to.
+    routes: &'a ResourceRoutes,
+    state: &'a SessionState,
+}
+
+impl Session {
+    /// Runs `work` on what the children offer now: the one body of the prompt, resource and
+    /// completion requests, boxed for the reason above.
+    fn offering<'a, T, Work, Done>(&'a self, work: Work) -> BoxFuture<'a, Result<T, McpError>>
+    where
+        Work: FnOnce(Offering<'a>) -> Done + Send + 'a,
+        Done: Future<Output = Result<T, McpError>> + Send + 'a,
+    {
+        Box::pin(async move {
+            let state = self.state();
+            let (servers, separator) = state.offering_servers().await;
+            let routes = &state.resources;
+            work(Offering {
+                servers,
+                separator,
+                routes,
+                state,
+            })
+            .await
+        })
     }
 }
