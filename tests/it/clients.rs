@@ -3,15 +3,12 @@
 //! `mcp` SDK 2.3 (2025-11-25), which answers a child's sampling, elicitation and roots requests
 //! and takes its log messages.
 
-use std::{
-    ffi::OsString,
-    path::{Path, PathBuf},
-};
+use std::{ffi::OsString, path::PathBuf};
 
 use serde_json::{Value, json};
 
 use crate::harness::{
-    DEADLINE, config, fixture, npm_server, python_env, toolshelf_bin, write_config,
+    DEADLINE, config, fixture, npm_server, python::python_client, toolshelf_bin, write_config,
 };
 
 /// Runs tests/python/fastmcp_client.py `scenario` in `mode` against `toolshelf serve`; returns
@@ -62,32 +59,6 @@ async fn run_fastmcp(scenario: &str, mode: &str) -> (Value, PathBuf, tempfile::T
     ]);
     let seen = python_client("fastmcp_client.py", args).await;
     (seen, status_file, dir)
-}
-
-/// Runs the client tests/python/`script` with `args` in the test venv; returns the JSON it
-/// printed.
-pub(crate) async fn python_client(script: &str, args: Vec<OsString>) -> Value {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/python")
-        .join(script);
-    let output = tokio::process::Command::new(python_env().join("bin/python"))
-        .arg(&script)
-        .env("XDG_CACHE_HOME", crate::harness::fresh_cache())
-        .args(args)
-        .env("RUST_LOG", "warn")
-        .kill_on_drop(true)
-        .output();
-    let output = tokio::time::timeout(DEADLINE, output)
-        .await
-        .expect("the client finishes in time")
-        .expect("run the client");
-    assert!(
-        output.status.success(),
-        "{} failed: {}",
-        script.display(),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).expect("the client printed JSON")
 }
 
 #[tokio::test]
@@ -407,10 +378,10 @@ async fn a_task_runs_to_completion_through_use_tool_over_http() {
         "The MCP reference server",
         json!({ "everything": npm_server("mcp-server-everything", &["stdio"]) }),
     )]));
-    let (_served, port) = crate::http_serve::serve(&path, "").await;
+    let (_served, port) = crate::harness::http::serve(&path, "").await;
     let url = format!("http://127.0.0.1:{port}/mcp");
     let seen =
-        crate::http_serve::agent("mcp_tasks.py", &["demo", "everything", "--url", &url]).await;
+        crate::harness::python::agent("mcp_tasks.py", &["demo", "everything", "--url", &url]).await;
     check_task_run(&seen);
 }
 

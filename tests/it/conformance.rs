@@ -8,10 +8,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::json;
 
-use crate::{
-    harness::{config, fixture, interop_dir, toolshelf_bin, write_config},
-    http_serve::serve,
-};
+use crate::harness::{config, fixture, http::serve, interop_dir, toolshelf_bin, write_config};
 
 #[test]
 fn the_conformance_suite_passes_toolshelf_as_a_client_over_streamable_http() {

@@ -1,4 +1,4 @@
-//! Flat mode (`serve --flat`), driven by an rmcp client: every child's tool listed as
+//! Shelf mode (`serve --flat`), driven by an rmcp client: every child's tool listed as
 //! `server:tool`, routed by that name, the flat naming errors byte for byte, a child's own JSON-RPC
 //! error passed on unchanged, a failed server left out and announced when it comes back, a
 //! child's list change announced; children's prompts and resources in both modes; and plain
@@ -8,134 +8,31 @@
     reason = "resources/subscribe is legacy-only in rmcp, and the revisions before 2026-07-28 have it"
 )]
 
-use std::{
-    path::Path,
-    process::Stdio,
-    sync::{
-        Arc,
-        atomic::{AtomicUsize, Ordering},
-    },
-};
+use std::{path::Path, process::Stdio, sync::atomic::Ordering};
 
-use rmcp::{
-    ClientHandler, RoleClient, ServiceExt,
-    model::{
-        ArgumentInfo, CallToolRequestParams, CallToolResult, ClientConfig, CompleteRequestParams,
-        ErrorData, GetPromptRequestParams, ReadResourceRequestParams, Reference,
-        ResourceUpdatedNotificationParam, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
-    },
-    service::{NotificationContext, RunningService},
+use rmcp::model::{
+    ArgumentInfo, CompleteRequestParams, GetPromptRequestParams, ReadResourceRequestParams,
+    Reference, SubscribeRequestParams, UnsubscribeRequestParams,
 };
 use serde_json::{Value, json};
 
 use crate::harness::{
-    DEADLINE, config, eventually, fixture, fixture_bin, text, toolshelf_bin, write_config,
+    DEADLINE, Shelf, config, eventually, fixture, fixture_bin, text, toolshelf_bin, write_config,
 };
 
-/// A client that counts `notifications/tools/list_changed` and `notifications/resources/updated`.
-#[derive(Clone, Default)]
-struct Counting(Arc<AtomicUsize>, Arc<AtomicUsize>);
-
-impl ClientHandler for Counting {
-    fn get_info(&self) -> ClientConfig {
-        ClientConfig::default()
-    }
-
-    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.0.fetch_add(1, Ordering::SeqCst);
-    }
-
-    async fn on_resource_updated(
-        &self,
-        _params: ResourceUpdatedNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        self.1.fetch_add(1, Ordering::SeqCst);
-    }
-}
-
-pub(crate) struct Flat {
-    client: RunningService<RoleClient, Counting>,
-    pub(crate) changes: Arc<AtomicUsize>,
-    updates: Arc<AtomicUsize>,
-    _process: tokio::process::Child,
-}
-
 /// `toolshelf serve --flat ARGS` on the config at `path`, initialized.
-async fn serve_flat(path: &Path, args: &[&str]) -> Flat {
+async fn serve_flat(path: &Path, args: &[&str]) -> Shelf {
     serve_flat_logged(path, args, Stdio::null()).await
 }
 
 /// As `serve_flat`, toolshelf's log going to `stderr`.
-async fn serve_flat_logged(path: &Path, args: &[&str], stderr: Stdio) -> Flat {
+async fn serve_flat_logged(path: &Path, args: &[&str], stderr: Stdio) -> Shelf {
     let mut command = crate::harness::toolshelf();
     command
         .args(["serve", "--flat", "--config"])
         .arg(path)
         .args(args);
-    serve_command(command, stderr).await
-}
-
-/// Runs `command` (a `toolshelf serve`) and initializes a client that counts list changes.
-pub(crate) async fn serve_command(mut command: tokio::process::Command, stderr: Stdio) -> Flat {
-    let mut process = command
-        .env("RUST_LOG", "warn")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(stderr)
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn toolshelf");
-    let stdin = process.stdin.take().expect("stdin");
-    let stdout = process.stdout.take().expect("stdout");
-    let counting = Counting::default();
-    let (changes, updates) = (counting.0.clone(), counting.1.clone());
-    let client = tokio::time::timeout(DEADLINE, counting.serve((stdout, stdin)))
-        .await
-        .expect("initialize in time")
-        .expect("initialize");
-    Flat {
-        client,
-        changes,
-        updates,
-        _process: process,
-    }
-}
-
-impl Flat {
-    async fn tools(&self) -> Vec<Tool> {
-        tokio::time::timeout(DEADLINE, self.client.list_all_tools())
-            .await
-            .expect("tools/list in time")
-            .expect("tools/list")
-    }
-
-    pub(crate) async fn names(&self) -> Vec<String> {
-        self.tools()
-            .await
-            .into_iter()
-            .map(|tool| tool.name.to_string())
-            .collect()
-    }
-
-    pub(crate) async fn call(
-        &self,
-        name: &str,
-        arguments: Value,
-    ) -> Result<CallToolResult, ErrorData> {
-        let Value::Object(arguments) = arguments else {
-            panic!("arguments must be an object");
-        };
-        let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
-        match tokio::time::timeout(DEADLINE, self.client.call_tool(params))
-            .await
-            .expect("an answer in time")
-        {
-            Ok(result) => Ok(result),
-            Err(rmcp::ServiceError::McpError(error)) => Err(error),
-            Err(other) => panic!("not a JSON-RPC answer: {other}"),
-        }
-    }
+    crate::harness::serve_command(command, stderr).await
 }
 
 #[tokio::test]
@@ -203,7 +100,7 @@ async fn flat_mode_lists_routes_and_answers_with_the_flat_naming_errors() {
 
     // Routed to the server the name names, with the tool's own name.
     let echoed = flat
-        .call("db:echo", json!({"message": "hi"}))
+        .try_call("db:echo", json!({"message": "hi"}))
         .await
         .expect("a result");
     assert!(
@@ -222,7 +119,7 @@ async fn flat_mode_lists_routes_and_answers_with_the_flat_naming_errors() {
         "fs:ehco",
         "nothing:alike",
     ] {
-        let error = flat.call(name, json!({})).await.expect_err(name);
+        let error = flat.try_call(name, json!({})).await.expect_err(name);
         errors.insert(
             name.into(),
             json!({"code": error.code.0, "message": error.message}),
@@ -245,7 +142,7 @@ async fn flat_mode_lists_routes_and_answers_with_the_flat_naming_errors() {
         )
         .await;
     let ours = flat
-        .call("fs:protocol_error", json!({}))
+        .try_call("fs:protocol_error", json!({}))
         .await
         .expect_err("the child's error");
     assert_eq!(
@@ -253,7 +150,10 @@ async fn flat_mode_lists_routes_and_answers_with_the_flat_naming_errors() {
         json!({"code": theirs["error"]["code"], "message": theirs["error"]["message"], "data": theirs["error"].get("data")})
     );
     // toolshelf's own failure is a tool result naming the tool, its server and its toolbox.
-    let crashed = flat.call("fs:crash", json!({})).await.expect("a result");
+    let crashed = flat
+        .try_call("fs:crash", json!({}))
+        .await
+        .expect("a result");
     assert_eq!(crashed.is_error, Some(true));
     let said = text(&crashed);
     assert!(
@@ -269,20 +169,23 @@ async fn flat_mode_lists_routes_and_answers_with_the_flat_naming_errors() {
     })
     .await;
     assert!(flat.names().await.contains(&"late:echo".to_owned()));
-    let late = flat.call("late:pid", json!({})).await.expect("a result");
+    let late = flat
+        .try_call("late:pid", json!({}))
+        .await
+        .expect("a result");
     assert_ne!(late.is_error, Some(true), "{}", text(&late));
 
     // A server that cannot start again after a crash leaves the list, and comes back.
     assert!(flat.names().await.contains(&"brittle:echo".to_owned()));
     std::fs::write(&brittle_mark, "").expect("write");
     let crashed = flat
-        .call("brittle:crash", json!({}))
+        .try_call("brittle:crash", json!({}))
         .await
         .expect("a result");
     assert_eq!(crashed.is_error, Some(true));
     let before = flat.changes.load(Ordering::SeqCst);
     let refused = flat
-        .call("brittle:echo", json!({}))
+        .try_call("brittle:echo", json!({}))
         .await
         .expect("a result");
     assert_eq!(refused.is_error, Some(true), "{}", text(&refused));
@@ -308,7 +211,7 @@ async fn flat_mode_lists_routes_and_answers_with_the_flat_naming_errors() {
     // A child's own list change reaches the agent, and the list follows it.
     let before = flat.changes.load(Ordering::SeqCst);
     std::fs::write(&extra, "first_extra\nsecond_extra\n").expect("write");
-    flat.call("fs:notify_list_changed", json!({}))
+    flat.try_call("fs:notify_list_changed", json!({}))
         .await
         .expect("a result");
     eventually("the list change is passed on", || async {
@@ -327,11 +230,11 @@ async fn flat_mode_lists_routes_and_answers_with_the_flat_naming_errors() {
     // A child's announcement that changes nothing does not reach the agent: after one such and
     // one real change, the agent has heard of exactly one.
     let before = flat.changes.load(Ordering::SeqCst);
-    flat.call("fs:notify_list_changed", json!({}))
+    flat.try_call("fs:notify_list_changed", json!({}))
         .await
         .expect("a result");
     std::fs::write(&extra, "first_extra\n").expect("write");
-    flat.call("fs:notify_list_changed", json!({}))
+    flat.try_call("fs:notify_list_changed", json!({}))
         .await
         .expect("a result");
     eventually("the removal is listed", || async {
@@ -360,12 +263,12 @@ async fn a_separator_and_chosen_toolboxes() {
         "{names:?}"
     );
     let echoed = flat
-        .call("db__echo", json!({"message": "x"}))
+        .try_call("db__echo", json!({"message": "x"}))
         .await
         .expect("a result");
     assert!(text(&echoed).contains("\"message\":\"x\""));
     let error = flat
-        .call("db:echo", json!({}))
+        .try_call("db:echo", json!({}))
         .await
         .expect_err("no separator");
     assert_eq!(
@@ -515,7 +418,7 @@ async fn the_python_sdk_uses_a_claude_desktop_file_in_flat_mode() {
         "--config".into(),
         path.into_os_string(),
     ];
-    let seen = crate::clients::python_client("flat_client.py", args).await;
+    let seen = crate::harness::python::python_client("flat_client.py", args).await;
     assert_eq!(seen["list_changed"], json!(true), "{seen}");
     let tools: Vec<&str> = seen["tools"]
         .as_array()
@@ -567,7 +470,7 @@ async fn the_python_sdk_uses_a_claude_desktop_file_in_flat_mode() {
 
 /// `toolshelf serve ARGS` with server-everything as server `everything` of toolbox `demo`, its
 /// entry with the keys of `more`.
-async fn everything_shelf(args: &[&str], more: Value) -> (Flat, tempfile::TempDir) {
+async fn everything_shelf(args: &[&str], more: Value) -> (Shelf, tempfile::TempDir) {
     let mut server = crate::harness::npm_server("mcp-server-everything", &["stdio"]);
     if let (Some(server), Value::Object(more)) = (server.as_object_mut(), more) {
         server.extend(more);
@@ -580,7 +483,7 @@ async fn everything_shelf(args: &[&str], more: Value) -> (Flat, tempfile::TempDi
     let (dir, path) = write_config(&config);
     let mut process = crate::harness::toolshelf();
     process.args(["serve", "--config"]).arg(&path).args(args);
-    let flat = serve_command(process, Stdio::null()).await;
+    let flat = crate::harness::serve_command(process, Stdio::null()).await;
     (flat, dir)
 }
 
@@ -689,7 +592,7 @@ async fn prompts_and_resources_of_children_in_flat_mode() {
         .subscribe(SubscribeRequestParams::new(first.clone()))
         .await
         .expect("resources/subscribe");
-    flat.call("everything:toggle-subscriber-updates", json!({}))
+    flat.try_call("everything:toggle-subscriber-updates", json!({}))
         .await
         .expect("a result");
     eventually("an update of the subscribed resource", || async {
@@ -729,7 +632,7 @@ async fn prompts_and_resources_of_open_toolboxes_in_toolbox_mode() {
             .is_empty()
     );
     let opened = shelf
-        .call("open_toolbox", json!({"toolbox": "demo"}))
+        .try_call("open_toolbox", json!({"toolbox": "demo"}))
         .await
         .expect("open_toolbox");
     assert_ne!(opened.is_error, Some(true));
@@ -777,7 +680,7 @@ async fn prompts_and_resources_of_open_toolboxes_in_toolbox_mode() {
         .await
         .expect("resources/subscribe");
     let toggled = shelf
-        .call(
+        .try_call(
             "use_tool",
             json!({"tool": {"toolbox": "demo", "server": "everything", "name": "toggle-subscriber-updates"}}),
         )

@@ -6,8 +6,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::harness::DEADLINE;
-use crate::http_serve::{RawSession, fixture_session, fixture_session_in, http, use_tool_request};
+use crate::harness::{DEADLINE, http::http};
+use crate::http_serve::{RawSession, fixture_session, fixture_session_in, use_tool_request};
 
 #[tokio::test]
 async fn arguments_a_child_cannot_read_are_refused_at_once_over_http() {
@@ -172,7 +172,7 @@ async fn stalled_and_idle_connections_are_closed_while_others_are_served() {
 async fn a_session_s_end_is_204_and_an_unknown_one_404_and_the_sdk_closes_silently() {
     let (served, _events, _session) = fixture_session(60).await;
     let url = format!("http://127.0.0.1:{}/mcp", served.port);
-    let seen = crate::http_serve::agent("session_end.py", &[&url]).await;
+    let seen = crate::harness::python::agent("session_end.py", &[&url]).await;
     assert_eq!(seen["opened"], json!(true), "{seen}");
     assert!(seen["session"].is_string(), "{seen}");
     assert_eq!(seen["warnings"], json!([]), "{seen}");
@@ -197,7 +197,7 @@ async fn the_access_log_is_one_flag_away_and_holds_no_secret() {
         let log_path = logs.path().join(format!("{}.log", flags.len()));
         let log = std::fs::File::create(&log_path).expect("log file");
         let (process, port) =
-            crate::http_serve::serve_logged(&path, "s3cret-token", flags, log.into()).await;
+            crate::harness::http::serve_logged(&path, "s3cret-token", flags, log.into()).await;
         let session = RawSession::open_with(port, Some("s3cret-token")).await;
         let id = session.id.clone();
         session

@@ -3,12 +3,16 @@
 //! what it must (no or wrong token, a foreign Origin or Host, an oversized body), and a
 //! non-loopback address without a token is refused at start.
 
-use std::{path::Path, process::Stdio, time::Duration};
+use std::{process::Stdio, time::Duration};
 
 use serde_json::{Value, json};
 
 use crate::harness::{
-    DEADLINE, children_of, config, fixture, free_port, is_alive, python_env, write_config,
+    DEADLINE, children_of, config, fixture, free_port,
+    http::{http, serve, serve_with, wait_healthy},
+    is_alive,
+    python::agent,
+    python_env, write_config,
 };
 
 /// Toolbox `dev` with the fixture, written to a fresh folder.
@@ -18,94 +22,6 @@ fn fixture_config() -> (tempfile::TempDir, std::path::PathBuf) {
         "Fixture",
         json!({ "fixture": fixture(&[]) }),
     )]))
-}
-
-/// `toolshelf serve --http` on a free loopback port with `TOOLSHELF_TOKEN=token` (none when
-/// empty), ready.
-pub(crate) async fn serve(config_path: &Path, token: &str) -> (tokio::process::Child, u16) {
-    serve_with(config_path, token, &[]).await
-}
-
-/// As `serve`, with more arguments for `serve`.
-pub(crate) async fn serve_with(
-    config_path: &Path,
-    token: &str,
-    more: &[&str],
-) -> (tokio::process::Child, u16) {
-    serve_logged(config_path, token, more, Stdio::null()).await
-}
-
-/// As `serve_with`, toolshelf's log going to `log`.
-pub(crate) async fn serve_logged(
-    config_path: &Path,
-    token: &str,
-    more: &[&str],
-    log: Stdio,
-) -> (tokio::process::Child, u16) {
-    let port = free_port();
-    let mut command = crate::harness::toolshelf();
-    match token {
-        "" => command.env_remove("TOOLSHELF_TOKEN"),
-        token => command.env("TOOLSHELF_TOKEN", token),
-    };
-    let process = command
-        .args(["serve", "--config"])
-        .arg(config_path)
-        .arg("--http")
-        .arg(format!("127.0.0.1:{port}"))
-        .args(more)
-        .env("RUST_LOG", "warn")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(log)
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn toolshelf");
-    wait_healthy(port).await;
-    (process, port)
-}
-
-/// Waits until `GET /healthz` on `port` answers 200.
-async fn wait_healthy(port: u16) {
-    let health = format!("http://127.0.0.1:{port}/healthz");
-    tokio::time::timeout(DEADLINE, async {
-        while !http()
-            .get(&health)
-            .send()
-            .await
-            .is_ok_and(|response| response.status().is_success())
-        {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    })
-    .await
-    .expect("/healthz answers in time");
-}
-
-/// Runs a client of tests/python with `args` and returns the JSON it prints.
-pub(crate) async fn agent(script: &str, args: &[&str]) -> Value {
-    let script = format!("{}/tests/python/{script}", env!("CARGO_MANIFEST_DIR"));
-    let output = tokio::process::Command::new(python_env().join("bin/python"))
-        .arg(&script)
-        .args(args)
-        .stdin(Stdio::null())
-        .output();
-    let output = tokio::time::timeout(DEADLINE, output)
-        .await
-        .expect("the client finishes in time")
-        .expect("run the client");
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|_| {
-        panic!(
-            "{script}: {}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )
-    })
-}
-
-pub(crate) fn http() -> reqwest::Client {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::new()
 }
 
 /// A POST of `body` to `/mcp` with `headers`; the status.
@@ -783,7 +699,7 @@ pub(crate) async fn fixture_session_in(http: Value) -> (Served, std::path::PathB
 
 #[tokio::test]
 async fn a_sessions_use_tool_calls_are_answered_past_rmcp_as_rmcp_would() {
-    let (_served, events, session) = fixture_session(2).await;
+    let (served, events, session) = fixture_session(2).await;
     let echo = |id: u64, message: &str| {
         session.post(use_tool_request(
             id,
@@ -878,8 +794,15 @@ async fn a_sessions_use_tool_calls_are_answered_past_rmcp_as_rmcp_would() {
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
     // ... and a session left alone still expires: rmcp's 404 for it. (Any request to a live
-    // session keeps it alive, so one request, well after the expiry.)
-    tokio::time::sleep(Duration::from_secs(4)).await;
+    // session keeps it alive, so the wait watches /metrics, which touches no session.)
+    let metrics = format!("http://127.0.0.1:{}/metrics", served.port);
+    crate::harness::eventually("the idle session expires", || async {
+        let text = http().get(&metrics).send().await.ok()?.text().await.ok()?;
+        text.lines()
+            .any(|line| line == "toolshelf_sessions_open 0")
+            .then_some(())
+    })
+    .await;
     let gone = echo(id, "late").await;
     assert_eq!(gone.status, 404, "{}", gone.body);
 }

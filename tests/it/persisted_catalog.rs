@@ -337,7 +337,7 @@ async fn flat_mode_lists_remembered_tools_and_starts_a_server_on_its_first_call(
             .args(["serve", "--flat", "--config"])
             .arg(&path)
             .env("XDG_CACHE_HOME", cache);
-        crate::flat::serve_command(command, Stdio::null())
+        crate::harness::serve_command(command, Stdio::null())
     };
     let first = flat(&cache).await;
     assert!(first.names().await.contains(&"fx:old_tool".to_owned()));
@@ -353,7 +353,7 @@ async fn flat_mode_lists_remembered_tools_and_starts_a_server_on_its_first_call(
     );
     assert_eq!(started(&starts), 1, "tools/list started nothing");
     let echoed = second
-        .call("fx:echo", json!({"message": "flat"}))
+        .try_call("fx:echo", json!({"message": "flat"}))
         .await
         .expect("a result");
     assert!(text(&echoed).contains("flat"));

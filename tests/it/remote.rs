@@ -614,7 +614,7 @@ async fn the_agent_answers_a_remote_childs_sampling_elicitation_and_roots() {
     let web = HttpServer::everything("streamableHttp").await;
     let spec = json!({"type": "http", "url": web.url(), "callTimeout": 1.0});
     let (_dir, args) = crate::clients::demo_everything(spec);
-    let seen = crate::clients::python_client("mcp_client.py", args).await;
+    let seen = crate::harness::python::python_client("mcp_client.py", args).await;
     let text = |key: &str| seen[key].as_str().unwrap_or_default().to_owned();
     assert!(text("sampled").contains("sampled by the agent"), "{seen}");
     assert!(text("elicited").contains("Ada Lovelace"), "{seen}");

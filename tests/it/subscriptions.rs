@@ -20,7 +20,7 @@ async fn a_listen_stream_gets_the_updates_of_a_childs_resource() {
         "--config".into(),
         path.into_os_string(),
     ];
-    let seen = crate::clients::python_client("listen_client.py", args).await;
+    let seen = crate::harness::python::python_client("listen_client.py", args).await;
     assert_eq!(seen["protocol"], json!("2026-07-28"), "{seen}");
     let first = &seen["first_uri"];
     assert_eq!(

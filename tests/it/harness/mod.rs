@@ -1,17 +1,25 @@
 //! Test builders: a config on disk, a running `toolshelf serve` with an rmcp client on its
 //! stdio, calls with a deadline, and a look at the processes toolshelf started.
 
+pub mod http;
+pub mod python;
+
 use std::{
     path::{Path, PathBuf},
     process::Stdio,
-    sync::{Mutex, OnceLock},
+    sync::{
+        Arc, Mutex, OnceLock,
+        atomic::{AtomicUsize, Ordering},
+    },
     time::Duration,
 };
 
 use rmcp::{
-    RoleClient, ServiceExt,
-    model::{CallToolRequestParams, CallToolResult},
-    service::RunningService,
+    ClientHandler, ErrorData, RoleClient, ServiceExt,
+    model::{
+        CallToolRequestParams, CallToolResult, ClientConfig, ResourceUpdatedNotificationParam, Tool,
+    },
+    service::{NotificationContext, RunningService},
 };
 use serde_json::{Value, json};
 
@@ -78,11 +86,36 @@ pub fn config(toolboxes: &[(&str, &str, Value)]) -> Value {
 
 /// A running toolshelf with a connected client.
 pub struct Shelf {
-    pub client: RunningService<RoleClient, ()>,
+    pub client: RunningService<RoleClient, Counting>,
     pub pid: u32,
     /// toolshelf's process, for tests that signal it and wait for its exit.
     pub process: tokio::process::Child,
-    _dir: tempfile::TempDir,
+    /// How many `notifications/tools/list_changed` and `notifications/resources/updated` came.
+    pub changes: Arc<AtomicUsize>,
+    pub updates: Arc<AtomicUsize>,
+    _dir: Option<tempfile::TempDir>,
+}
+
+/// A client that counts `notifications/tools/list_changed` and `notifications/resources/updated`.
+#[derive(Clone, Default)]
+pub struct Counting(Arc<AtomicUsize>, Arc<AtomicUsize>);
+
+impl ClientHandler for Counting {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::default()
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+
+    async fn on_resource_updated(
+        &self,
+        _params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.1.fetch_add(1, Ordering::SeqCst);
+    }
 }
 
 /// Writes `config` to a fresh folder and returns (folder, config path).
@@ -153,6 +186,21 @@ pub async fn spawn_with(
     for (key, value) in env {
         command.env(key, value);
     }
+    let mut shelf = serve_command(command, stderr).await;
+    shelf._dir = Some(dir);
+    shelf
+}
+
+/// Runs `command` (a `toolshelf serve`) and initializes a client that counts list changes.
+pub async fn serve_command(mut command: tokio::process::Command, stderr: Stdio) -> Shelf {
+    // Quiet unless the caller chose a filter (or removed it).
+    if !command
+        .as_std()
+        .get_envs()
+        .any(|(key, _)| key == "RUST_LOG")
+    {
+        command.env("RUST_LOG", "warn");
+    }
     let mut process = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -163,7 +211,9 @@ pub async fn spawn_with(
     let pid = process.id().expect("toolshelf pid");
     let stdin = process.stdin.take().expect("stdin");
     let stdout = process.stdout.take().expect("stdout");
-    let client = tokio::time::timeout(DEADLINE, ().serve((stdout, stdin)))
+    let counting = Counting::default();
+    let (changes, updates) = (counting.0.clone(), counting.1.clone());
+    let client = tokio::time::timeout(DEADLINE, counting.serve((stdout, stdin)))
         .await
         .expect("initialize in time")
         .expect("initialize");
@@ -171,11 +221,47 @@ pub async fn spawn_with(
         client,
         pid,
         process,
-        _dir: dir,
+        changes,
+        updates,
+        _dir: None,
     }
 }
 
 impl Shelf {
+    pub async fn tools(&self) -> Vec<Tool> {
+        tokio::time::timeout(DEADLINE, self.client.list_all_tools())
+            .await
+            .expect("tools/list in time")
+            .expect("tools/list")
+    }
+
+    pub async fn names(&self) -> Vec<String> {
+        self.tools()
+            .await
+            .into_iter()
+            .map(|tool| tool.name.to_string())
+            .collect()
+    }
+
+    pub async fn try_call(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, ErrorData> {
+        let Value::Object(arguments) = arguments else {
+            panic!("arguments must be an object");
+        };
+        let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        match tokio::time::timeout(DEADLINE, self.client.call_tool(params))
+            .await
+            .expect("an answer in time")
+        {
+            Ok(result) => Ok(result),
+            Err(rmcp::ServiceError::McpError(error)) => Err(error),
+            Err(other) => panic!("not a JSON-RPC answer: {other}"),
+        }
+    }
+
     /// Calls one of toolshelf's tools; `arguments` must be a JSON object.
     pub async fn call(&self, tool: &str, arguments: Value) -> CallToolResult {
         let Value::Object(arguments) = arguments else {
