@@ -24,7 +24,7 @@ use super::{
 };
 use crate::{
     child_call,
-    children::ProgressOut,
+    children::{PeerProgress, ProgressOut},
     jsonrpc::{
         call_meta::CallMeta,
         envelope::{self, AgentId},
@@ -64,11 +64,14 @@ pub(crate) enum Request {
 
 impl Request {
     /// The request asks for progress notifications, which need a stream back to the agent
-    /// beside the answer, unless it is refused at once. (A task's status notices go to the
-    /// session, not to the request that made it.)
+    /// beside the answer, unless it is refused at once. A task-augmented call (2025-11-25) does
+    /// not: its answer comes as soon as the task exists, and its progress and status notices
+    /// go to the session (`progress_to_session`), since only the door serves such a call.
     pub(crate) fn needs_a_stream(&self) -> bool {
         match self {
-            Request::Call(call) => call.meta.progress.is_some() && !call.is_refused_at_once(),
+            Request::Call(call) => {
+                call.meta.progress.is_some() && !call.is_refused_at_once() && call.task.is_none()
+            }
             Request::Task { .. } => false,
         }
     }
@@ -141,6 +144,17 @@ impl SessionState {
             };
             state.requests().finish_direct(&id, &ticket).then_some(line)
         }))
+    }
+
+    /// Where a call's progress goes when the request that asked for it has no stream of its
+    /// own: the session's rmcp peer, if the call asked for progress.
+    pub(crate) fn progress_to_session(&self, request: &Request) -> Option<ProgressOut> {
+        let Request::Call(call) = request else {
+            return None;
+        };
+        call.meta.progress.as_ref()?;
+        let peer = self.agent.peer()?.clone();
+        Some(ProgressOut::Peer(PeerProgress::start(peer)))
     }
 
     /// The agent cancelled its request `id`: a request the door took stops and gets no answer.

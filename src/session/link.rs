@@ -108,6 +108,11 @@ impl SessionLink {
         }
     }
 
+    /// The agent's rmcp peer, once its session began.
+    pub(crate) fn peer(&self) -> Option<&Peer<RoleServer>> {
+        self.peer.get()
+    }
+
     /// The input rounds of an agent without a session.
     pub(crate) fn input(&self) -> &InputRounds {
         &self.input

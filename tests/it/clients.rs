@@ -383,6 +383,10 @@ async fn a_task_runs_to_completion_through_use_tool_over_http() {
     let seen =
         crate::harness::python::agent("mcp_tasks.py", &["demo", "everything", "--url", &url]).await;
     check_task_run(&seen);
+    // Over HTTP a task-augmented call that also asks for progress is served by the door too
+    // (rmcp's path has no `task`): it is a task, whose progress goes to the session.
+    let handle = seen["progress_task_id"].as_str().unwrap_or_default();
+    assert!(handle.starts_with("ts-"), "{seen}");
 }
 
 /// What `mcp_tasks.py` saw of a task run through use_tool, on either transport.

@@ -90,14 +90,15 @@ async def main(toolbox: str, server: str, target: list[str]) -> dict:
                 "text": "\n".join(block.text for block in plain.content if block.type == "text"),
             }
 
-            async def start(arguments: dict) -> str:
+            async def start(arguments: dict, progress_token: str | None = None) -> str:
                 # The SDK's send_request checks a tools/call answer against CallToolResult only,
                 # so a task-augmented call goes through its dispatcher and the answer is checked
                 # against the SDK's CreateTaskResult here.
                 params = use_tool_params(arguments, types.TaskMetadata(ttl=60000))
-                raw = await session._dispatcher.send_raw_request(
-                    "tools/call", params.model_dump(by_alias=True, mode="json", exclude_none=True), {}
-                )
+                raw_params = params.model_dump(by_alias=True, mode="json", exclude_none=True)
+                if progress_token is not None:
+                    raw_params["_meta"] = {"progressToken": progress_token}
+                raw = await session._dispatcher.send_raw_request("tools/call", raw_params, {})
                 return types.CreateTaskResult.model_validate(raw, by_name=False).task.task_id
 
             async def get(task_id: str) -> types.GetTaskResult:
@@ -134,6 +135,11 @@ async def main(toolbox: str, server: str, target: list[str]) -> dict:
             seen["ambiguous_task_id"] = ambiguous
             clarified = await result(ambiguous)
             seen["clarified_report"] = "\n".join(block.text for block in clarified.content if block.type == "text")
+
+            # A task-augmented call that also asks for progress is a task all the same.
+            with_progress = await start({"topic": "progress"}, progress_token="p-1")
+            seen["progress_task_id"] = with_progress
+            seen["progress_task_status"] = (await get(with_progress)).status
 
             cancelled = await start({"topic": "to be cancelled"})
             await session.send_request(

@@ -187,7 +187,8 @@ async fn answer(
     request: DoorRequest,
     in_use: DirectCallGuard,
 ) -> Response<Body> {
-    let answer = match state.take(&id, request, None) {
+    let progress = state.progress_to_session(&request);
+    let answer = match state.take(&id, request, progress) {
         Ok(answer) => answer,
         Err(_) => return json(Ok(InUse::answer(&id))),
     };
