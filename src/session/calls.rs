@@ -79,13 +79,12 @@ impl SessionState {
         token: Option<CurrentToken>,
         out: Option<ProgressOut>,
     ) -> CallAnswer {
-        let inner = self;
         let progress = token
             .zip(out)
             .map(|(token, out)| ProgressTarget { out, token });
         let task = task.map(|ask| TaskRequest {
             ask,
-            tasks: inner.agent.tasks(),
+            tasks: self.agent.tasks(),
         });
         let mut parts = CallParts {
             arguments: None,
@@ -95,14 +94,14 @@ impl SessionState {
             task,
             child_errors: ChildErrors::UrlElicitation,
         };
-        match (call, &inner.flat) {
+        match (call, &self.flat) {
             (AgentCall::Flat { name, arguments }, Some(flat)) => {
                 parts.arguments = arguments.as_deref();
                 parts.child_errors = ChildErrors::All;
-                flat.call(&inner.toolboxes, &name, parts).await
+                flat.call(&self.toolboxes, &name, parts).await
             }
             (AgentCall::UseTool(input), _) => {
-                inner.meta.use_tool(&inner.toolboxes, input, parts).await
+                self.meta.use_tool(&self.toolboxes, input, parts).await
             }
             (AgentCall::Flat { .. }, None) => {
                 CallAnswer::Refused(McpError::internal_error("flat mode is off", None))

@@ -92,7 +92,7 @@ impl SessionState {
     /// The request the door serves, if `method` with `params` is one (the session must have
     /// agreed on a protocol version); `None` leaves it to rmcp.
     pub(crate) fn door_request(&self, method: &str, params: Option<&RawValue>) -> Option<Request> {
-        let protocol = Protocol::of(self.protocol()?);
+        let protocol = self.revision()?;
         if method == "tools/call" {
             return DirectCall::read(self, params?, protocol).map(Request::Call);
         }

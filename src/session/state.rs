@@ -30,6 +30,7 @@ use crate::{
     flat::{DEFAULT_SEPARATOR, FlatServing},
     jsonrpc::call_meta::CallMeta,
     meta_tools::{MetaTools, USE_TOOL, UseToolInput},
+    revision::Protocol,
     toolboxes::{ServerSlot, Toolboxes},
 };
 
@@ -45,8 +46,9 @@ pub(crate) struct SessionState {
     pub(super) info: Arc<ServerConfig>,
     /// The agent's session as the children see it, with the tasks it started.
     pub(super) agent: Arc<SessionLink>,
-    /// The protocol version `initialize` agreed on.
-    protocol: OnceLock<ProtocolVersion>,
+    /// The protocol version `initialize` agreed on, and what toolshelf does differently for it
+    /// (read on every call the door takes, so worked out once).
+    protocol: OnceLock<(ProtocolVersion, Protocol)>,
     /// The requests the door serves, by the agent's ids.
     requests: RequestsInFlight,
     /// The calls of children's tools it may have in flight, if the transport limits them.
@@ -93,11 +95,17 @@ impl SessionState {
 
     /// The protocol version `initialize` agreed on, once it did.
     pub(crate) fn protocol(&self) -> Option<&ProtocolVersion> {
-        self.protocol.get()
+        self.protocol.get().map(|(version, _)| version)
+    }
+
+    /// How toolshelf serves the protocol version agreed on, once there is one.
+    pub(crate) fn revision(&self) -> Option<Protocol> {
+        self.protocol.get().map(|(_, revision)| *revision)
     }
 
     pub(super) fn agreed(&self, version: ProtocolVersion) {
-        let _ = self.protocol.set(version);
+        let revision = Protocol::of(&version);
+        let _ = self.protocol.set((version, revision));
     }
 
     /// The agent's requests in flight, by its ids.
@@ -141,11 +149,10 @@ impl SessionState {
     /// The servers whose prompts and resources the agent sees, and the separator of their
     /// prompts' names: in flat mode the served servers, else those of the open toolboxes.
     pub(super) async fn offering_servers(&self) -> (Vec<Arc<ServerSlot>>, &str) {
-        let inner = self;
-        match &inner.flat {
-            Some(flat) => (flat.servers(&inner.toolboxes).await, flat.separator()),
+        match &self.flat {
+            Some(flat) => (flat.servers(&self.toolboxes).await, flat.separator()),
             None => {
-                let open = inner
+                let open = self
                     .toolboxes
                     .all()
                     .filter(|toolbox| toolbox.is_open())
