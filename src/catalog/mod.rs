@@ -3,7 +3,7 @@
 //! the overrides that name no tool; alias conflicts across a toolbox; the tags a listing
 //! carries in `_meta`; and what changed since the agent was last shown the list. A catalog is
 //! replaced whole whenever its server is (re)started or says its list changed, and each live
-//! list is kept in the persisted catalog (`catalog_cache`), from which a server that has not
+//! list is kept in the persisted catalog (`catalog::cache`), from which a server that has not
 //! started yet is `recall`ed.
 
 pub mod cache;

@@ -1,6 +1,6 @@
 //! Flat mode (`serve --flat`): `tools/list` holds the tools of every served server, each named
 //! `{server}{separator}{tool}` (the flat naming convention), and `tools/call` of such a name reaches that server's
-//! tool through the same call path as `use_tool` (`forward`). The children start as soon as the
+//! tool through the same call path as `use_tool` (`child_call`). The children start as soon as the
 //! agent's session is initialized; one that fails is left out of the list and retried in the
 //! background with the restart backoff, and the agent is told when the list changes.
 

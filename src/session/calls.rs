@@ -110,7 +110,7 @@ impl SessionState {
     }
 
     /// Runs `use_tool` for an agent without a session (2026-07-28), for which a child's request
-    /// ends the call's round (`agent_input`); a retry with `requestState` continues that call.
+    /// ends the call's round (`input_rounds`); a retry with `requestState` continues that call.
     pub(super) async fn in_rounds(
         self: &Arc<Self>,
         request: CallToolRequestParams,

@@ -5,7 +5,7 @@
 //! use the roots their config gives them, never toolshelf's guess.
 //!
 //! An agent on 2026-07-28 has no session to send requests on: a child's request reaches it
-//! inside the answer to the call the child is running (`agent_input`).
+//! inside the answer to the call the child is running (`input_rounds`).
 //!
 //! Transport-independent: it holds the agent's rmcp peer, whatever carries it.
 #![allow(

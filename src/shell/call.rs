@@ -1,5 +1,5 @@
 //! `toolshelf call TOOLBOX SERVER TOOL [KEY=VALUE | KEY:=JSON]...`: starts only that server,
-//! calls the tool once through the same path as `use_tool` (`forward`), prints the result and
+//! calls the tool once through the same path as `use_tool` (`child_call`), prints the result and
 //! stops the server. Text content is printed as text, other blocks as a one-line summary
 //! (written to files with `--save-dir`); `--json` prints the whole result as the child wrote it.
 

@@ -1,6 +1,6 @@
 //! toolshelf from the shell, for scripts and people rather than agents: `tools` lists what the
 //! config offers, `call` calls one tool. Each runs its own session of the same core the agent
-//! paths use (`Toolboxes`, `forward`), starts only what it needs and stops it before returning.
+//! paths use (`Toolboxes`, `child_call`), starts only what it needs and stops it before returning.
 //! Results go to stdout, messages to stderr; the exit status says what happened (0 ok, 1 a
 //! failure, 2 bad usage or a bad config).
 

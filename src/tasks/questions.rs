@@ -6,7 +6,7 @@
 //! `inputRequests` (keys `q1`, `q2`, … over the task's life) and answers them with what the
 //! agent's `tasks/update` brings.
 //!
-//! Transport-independent: `agent_tasks` owns one per task.
+//! Transport-independent: `SessionTasks` owns one per task.
 
 use std::{
     collections::BTreeMap,

@@ -149,18 +149,8 @@ pub(crate) fn demo_everything(spec: Value) -> (tempfile::TempDir, Vec<OsString>)
         "The MCP reference server",
         json!({ "everything": spec }),
     )]));
-    let mut args: Vec<OsString> = [
-        "demo",
-        "everything",
-        "--",
-        toolshelf_bin(),
-        "serve",
-        "--config",
-    ]
-    .iter()
-    .map(OsString::from)
-    .collect();
-    args.push(path.into_os_string());
+    let mut args: Vec<OsString> = vec!["demo".into(), "everything".into()];
+    args.extend(crate::harness::python::toolshelf_serve(&[], &path));
     (dir, args)
 }
 

@@ -17,7 +17,7 @@ use rmcp::model::{
 use serde_json::{Value, json};
 
 use crate::harness::{
-    DEADLINE, Shelf, config, eventually, fixture, fixture_bin, text, toolshelf_bin, write_config,
+    DEADLINE, Shelf, config, eventually, fixture, fixture_bin, text, write_config,
 };
 
 /// `toolshelf serve --flat ARGS` on the config at `path`, initialized.
@@ -409,15 +409,8 @@ async fn the_python_sdk_uses_a_claude_desktop_file_in_flat_mode() {
         },
     });
     let (_config_dir, path) = write_config(&file);
-    let args = vec![
-        root.clone().into(),
-        "--".into(),
-        toolshelf_bin().into(),
-        "serve".into(),
-        "--flat".into(),
-        "--config".into(),
-        path.into_os_string(),
-    ];
+    let mut args = vec![root.clone().into()];
+    args.extend(crate::harness::python::toolshelf_serve(&["--flat"], &path));
     let seen = crate::harness::python::python_client("flat_client.py", args).await;
     assert_eq!(seen["list_changed"], json!(true), "{seen}");
     let tools: Vec<&str> = seen["tools"]

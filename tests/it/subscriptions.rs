@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use crate::harness::{config, npm_server, toolshelf_bin, write_config};
+use crate::harness::{config, npm_server, write_config};
 
 #[tokio::test]
 async fn a_listen_stream_gets_the_updates_of_a_childs_resource() {
@@ -12,14 +12,7 @@ async fn a_listen_stream_gets_the_updates_of_a_childs_resource() {
         "Demo",
         json!({ "everything": npm_server("mcp-server-everything", &["stdio"]) }),
     )]));
-    let args = vec![
-        "--".into(),
-        toolshelf_bin().into(),
-        "serve".into(),
-        "--flat".into(),
-        "--config".into(),
-        path.into_os_string(),
-    ];
+    let args = crate::harness::python::toolshelf_serve(&["--flat"], &path);
     let seen = crate::harness::python::python_client("listen_client.py", args).await;
     assert_eq!(seen["protocol"], json!("2026-07-28"), "{seen}");
     let first = &seen["first_uri"];

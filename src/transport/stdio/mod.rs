@@ -1,13 +1,14 @@
 //! Newline-delimited JSON-RPC between the agent and toolshelf (stdio). Every request gets
-//! exactly one answer, as JSON-RPC asks, under the id the agent wrote: `agent_message` reads each
-//! line leniently, `agent_requests` keeps the ids in flight (a duplicate is refused; rmcp gets ids
-//! of its own, since its typed ids hold neither `1.5` nor numbers past 64 bits). A line that is
-//! not JSON gets a parse error (-32700), JSON that is not a message an invalid-request error
-//! (-32600, `"id": null` when no id can be read), a known method with unreadable params -32602;
-//! toolshelf keeps serving. A notification that cannot be read is only logged.
+//! exactly one answer, as JSON-RPC asks, under the id the agent wrote: `jsonrpc::envelope`
+//! reads each line leniently, `session::in_flight` keeps the ids in flight (a duplicate is
+//! refused; rmcp gets ids of its own, since its typed ids hold neither `1.5` nor numbers past
+//! 64 bits). A line that is not JSON gets a parse error (-32700), JSON that is not a message an
+//! invalid-request error (-32600, `"id": null` when no id can be read), a known method with
+//! unreadable params -32602; toolshelf keeps serving. A notification that cannot be read is
+//! only logged.
 //!
-//! Once the session is initialized, `use_tool` calls are handed to `session::door`, which answers
-//! them itself; everything else goes to rmcp. All output, rmcp's and `session::door`', is written
+//! Once the session is initialized, the requests the session's door serves go there
+//! (`router`); everything else goes to rmcp. All output, rmcp's and the door's, is written
 //! through one `LineWriter`, in the order it was queued.
 
 use std::{future::Future, sync::Arc, time::Duration};

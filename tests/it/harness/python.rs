@@ -5,7 +5,7 @@ use std::{ffi::OsString, path::Path, process::Stdio};
 
 use serde_json::Value;
 
-use crate::harness::{DEADLINE, python_env};
+use crate::harness::{DEADLINE, python_env, toolshelf_bin};
 
 /// Runs the client tests/python/`script` with `args` in the test venv; returns the JSON it
 /// printed.
@@ -53,4 +53,14 @@ pub(crate) async fn agent(script: &str, args: &[&str]) -> Value {
             String::from_utf8_lossy(&output.stderr)
         )
     })
+}
+
+/// The end of a stdio client's command line: `-- toolshelf serve FLAGS --config PATH`, the
+/// toolshelf the client starts.
+pub(crate) fn toolshelf_serve(flags: &[&str], config_path: &Path) -> Vec<OsString> {
+    let mut args: Vec<OsString> = vec!["--".into(), toolshelf_bin().into(), "serve".into()];
+    args.extend(flags.iter().map(OsString::from));
+    args.push("--config".into());
+    args.push(config_path.into());
+    args
 }
