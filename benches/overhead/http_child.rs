@@ -13,6 +13,8 @@ use anyhow::{Context as _, bail};
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue};
 use serde_json::{Value, json};
 
+use super::launch;
+
 /// A minimal MCP client over streamable HTTP: one session. The same
 /// client measures a server directly and through `toolshelf serve --http`.
 pub struct DirectHttp {
@@ -176,9 +178,7 @@ impl HttpServer {
         mut command: tokio::process::Command,
         listen_on: impl FnOnce(&mut tokio::process::Command, u16),
     ) -> anyhow::Result<Self> {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")?
-            .local_addr()?
-            .port();
+        let port = launch::free_port();
         listen_on(&mut command, port);
         let process = command
             .stdin(Stdio::null())
@@ -186,17 +186,12 @@ impl HttpServer {
             .stderr(Stdio::null())
             .kill_on_drop(true)
             .spawn()?;
-        let address = format!("127.0.0.1:{port}");
-        tokio::time::timeout(Duration::from_secs(30), async {
-            while tokio::net::TcpStream::connect(&address).await.is_err() {
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-        })
-        .await
-        .context("the HTTP server did not listen within 30 s")?;
+        if !launch::until_listening(port, Duration::from_secs(30)).await {
+            anyhow::bail!("the HTTP server did not listen within 30 s");
+        }
         Ok(Self {
             _process: process,
-            url: format!("http://{address}/mcp"),
+            url: format!("http://127.0.0.1:{port}/mcp"),
         })
     }
 }

@@ -11,7 +11,10 @@ use std::{
 use anyhow::Context as _;
 use serde_json::Value;
 
-use super::http_child::{DirectHttp, http_client};
+use super::{
+    http_child::{DirectHttp, http_client},
+    launch,
+};
 
 /// The bearer token the benchmark's toolshelf requires: the figures include checking it.
 pub const TOKEN: &str = "benchmark-token";
@@ -25,38 +28,16 @@ pub struct ServedHttp {
 
 impl ServedHttp {
     pub async fn start(toolshelf: &Path, config: &Path) -> anyhow::Result<Self> {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")?
-            .local_addr()?
-            .port();
-        let process = tokio::process::Command::new(toolshelf)
-            .arg("serve")
-            .arg("--config")
-            .arg(config)
-            .arg("--http")
-            .arg(format!("127.0.0.1:{port}"))
-            .arg("--no-cache")
-            .env("TOOLSHELF_TOKEN", TOKEN)
+        let port = launch::free_port();
+        let command = tokio::process::Command::new(toolshelf);
+        let process = launch::serve_http(command, config, port, Some(TOKEN), &["--no-cache"])
             .env("RUST_LOG", "error")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
             .stderr(Stdio::null())
-            .kill_on_drop(true)
             .spawn()?;
         let pid = process.id().context("toolshelf has no pid")?;
-        let health = format!("http://127.0.0.1:{port}/healthz");
-        let http = http_client()?;
-        tokio::time::timeout(Duration::from_secs(30), async {
-            while !http
-                .get(&health)
-                .send()
-                .await
-                .is_ok_and(|response| response.status().is_success())
-            {
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-        })
-        .await
-        .context("toolshelf serve --http was not healthy within 30 s")?;
+        if !launch::until_healthy(&http_client()?, port, Duration::from_secs(30)).await {
+            anyhow::bail!("toolshelf serve --http was not healthy within 30 s");
+        }
         Ok(Self {
             _process: process,
             url: format!("http://127.0.0.1:{port}/mcp"),

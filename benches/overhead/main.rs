@@ -4,6 +4,9 @@
 
 mod http_child;
 mod http_serve;
+// How the tests start `serve --http` and wait for servers: one way, in one file.
+#[path = "../../tests/it/harness/launch.rs"]
+mod launch;
 mod measure;
 
 use std::{io::Write, path::PathBuf, process::ExitCode};

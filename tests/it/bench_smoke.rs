@@ -6,6 +6,7 @@
 mod http_child;
 #[path = "../../benches/overhead/http_serve.rs"]
 mod http_serve;
+use crate::harness::launch;
 #[path = "../../benches/overhead/measure.rs"]
 mod measure;
 

@@ -101,14 +101,12 @@ impl HttpServer {
             .spawn()
             .expect("spawn the HTTP server");
         self.process = Some(process);
-        let address = format!("127.0.0.1:{}", self.port);
-        tokio::time::timeout(DEADLINE, async {
-            while tokio::net::TcpStream::connect(&address).await.is_err() {
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-        })
-        .await
-        .expect("the HTTP server listens in time");
+        assert!(
+            crate::harness::launch::until_listening(self.port, DEADLINE).await,
+            "{} did not listen on port {} in time",
+            self.program,
+            self.port
+        );
     }
 
     async fn kill(&mut self) {

@@ -1,9 +1,9 @@
 //! `toolshelf serve --http` for the tests: started on a free loopback port and ready, an HTTP
 //! client, and the Python clients that speak to it.
 
-use std::{path::Path, process::Stdio, time::Duration};
+use std::{path::Path, process::Stdio};
 
-use crate::harness::{DEADLINE, free_port};
+use crate::harness::{DEADLINE, free_port, launch};
 
 /// `toolshelf serve --http` on a free loopback port with `TOOLSHELF_TOKEN=token` (none when
 /// empty), ready.
@@ -28,22 +28,10 @@ pub(crate) async fn serve_logged(
     log: Stdio,
 ) -> (tokio::process::Child, u16) {
     let port = free_port();
-    let mut command = crate::harness::toolshelf();
-    match token {
-        "" => command.env_remove("TOOLSHELF_TOKEN"),
-        token => command.env("TOOLSHELF_TOKEN", token),
-    };
-    let process = command
-        .args(["serve", "--config"])
-        .arg(config_path)
-        .arg("--http")
-        .arg(format!("127.0.0.1:{port}"))
-        .args(more)
+    let token = Some(token).filter(|token| !token.is_empty());
+    let process = launch::serve_http(crate::harness::toolshelf(), config_path, port, token, more)
         .env("RUST_LOG", "warn")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
         .stderr(log)
-        .kill_on_drop(true)
         .spawn()
         .expect("spawn toolshelf");
     wait_healthy(port).await;
@@ -52,19 +40,10 @@ pub(crate) async fn serve_logged(
 
 /// Waits until `GET /healthz` on `port` answers 200.
 pub(crate) async fn wait_healthy(port: u16) {
-    let health = format!("http://127.0.0.1:{port}/healthz");
-    tokio::time::timeout(DEADLINE, async {
-        while !http()
-            .get(&health)
-            .send()
-            .await
-            .is_ok_and(|response| response.status().is_success())
-        {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    })
-    .await
-    .expect("/healthz answers in time");
+    assert!(
+        launch::until_healthy(&http(), port, DEADLINE).await,
+        "/healthz on port {port} did not answer 200 in time"
+    );
 }
 
 pub(crate) fn http() -> reqwest::Client {

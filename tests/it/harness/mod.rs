@@ -2,7 +2,10 @@
 //! stdio, calls with a deadline, and a look at the processes toolshelf started.
 
 pub mod http;
+pub mod launch;
 pub mod python;
+
+pub use launch::free_port;
 
 use std::{
     path::{Path, PathBuf},
@@ -705,10 +708,4 @@ pub async fn wait_for_line(path: &Path, line: &str) {
             .then_some(())
     })
     .await;
-}
-
-/// A loopback port free at the time of asking.
-pub fn free_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    listener.local_addr().expect("address").port()
 }
