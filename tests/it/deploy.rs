@@ -5,7 +5,7 @@
 
 use std::{path::Path, process::Command};
 
-use crate::{harness::lint_env, http_serve::haproxy};
+use crate::harness::{http::haproxy, lint_env};
 
 fn run(program: &Path, args: &[&str]) {
     run_with(program, args, &[]);

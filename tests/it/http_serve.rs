@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::harness::{
     DEADLINE, children_of, config, fixture, free_port,
-    http::{http, serve, serve_with, wait_healthy},
+    http::{haproxy, http, serve, serve_with, wait_healthy},
     is_alive,
     python::agent,
     python_env, write_config,
@@ -391,22 +391,6 @@ async fn limits_refuse_clearly_and_an_idle_session_expires_with_its_children() {
     );
 }
 
-/// HAProxy, installed by `scripts/install-haproxy.sh`.
-pub(crate) fn haproxy() -> std::path::PathBuf {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/install-haproxy.sh");
-    let output = std::process::Command::new("bash")
-        .arg(script)
-        .stdin(Stdio::null())
-        .stderr(Stdio::inherit())
-        .output()
-        .expect("run scripts/install-haproxy.sh");
-    assert!(
-        output.status.success(),
-        "scripts/install-haproxy.sh failed: see its message above"
-    );
-    std::path::PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
-}
-
 #[tokio::test]
 async fn replicas_behind_haproxy_keep_sessions_apart_and_recover_from_a_lost_replica() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -418,6 +402,8 @@ async fn replicas_behind_haproxy_keep_sessions_apart_and_recover_from_a_lost_rep
         replicas.push(serve(&path, token).await);
     }
     let lb_port = free_port();
+    // HAProxy's own warnings go to a file beside the config, not into the tests' output.
+    let haproxy_log = std::fs::File::create(_dir.path().join("haproxy.log")).expect("log file");
     let _balancer = tokio::process::Command::new(haproxy())
         .args(["-db", "-f"])
         .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/haproxy.cfg"))
@@ -427,6 +413,7 @@ async fn replicas_behind_haproxy_keep_sessions_apart_and_recover_from_a_lost_rep
         .env("REPLICA3_PORT", replicas[2].1.to_string())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
+        .stderr(haproxy_log)
         .kill_on_drop(true)
         .spawn()
         .expect("start haproxy");

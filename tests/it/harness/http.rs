@@ -50,3 +50,20 @@ pub(crate) fn http() -> reqwest::Client {
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::new()
 }
+
+/// HAProxy from the project's cache folder, fetched there by `scripts/fetch-haproxy.sh` on
+/// first use (Debian's package unpacked, never installed); `HAPROXY` names another.
+pub(crate) fn haproxy() -> std::path::PathBuf {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/fetch-haproxy.sh");
+    let output = std::process::Command::new("bash")
+        .arg(script)
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("run scripts/fetch-haproxy.sh");
+    assert!(
+        output.status.success(),
+        "scripts/fetch-haproxy.sh failed: see its message above"
+    );
+    std::path::PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
+}
