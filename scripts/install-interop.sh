@@ -15,5 +15,6 @@ if [ -f "$dest/.installed" ] && cmp -s "$dest/.installed" "$root/tests/interop/p
 fi
 cp "$root/tests/interop/package.json" "$root/tests/interop/package-lock.json" "$dest/"
 echo "installing interop MCP servers into $dest" >&2
-(cd "$dest" && npm ci --no-audit --no-fund --loglevel=error >&2)
+# npm's cache in the project's target folder too, not the user's home.
+(cd "$dest" && npm_config_cache="$root/target/npm-cache" npm ci --no-audit --no-fund --loglevel=error >&2)
 cp "$root/tests/interop/package-lock.json" "$dest/.installed"

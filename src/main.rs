@@ -34,7 +34,7 @@ fn main() -> ExitCode {
     init_logging(cli.log_level.as_deref(), default_filter, access_log);
     // One thread: toolshelf mostly waits on pipes, and on a small machine the agent, toolshelf
     // and the children already compete for the cores; measured faster than a thread pool (see
-    // the README's Performance section). Children are spawned from this thread, which lives as
+    // docs/performance.md). Children are spawned from this thread, which lives as
     // long as the process, as their parent-death signal requires.
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -1,6 +1,6 @@
 //! `cargo bench --bench overhead [-- --quick] [--only SECTION]...`: what toolshelf costs over
 //! calling a child directly, measured side by side in one run. Prints a table and writes
-//! `target/bench/overhead.json`. See the README's "Performance" section.
+//! `target/bench/overhead.json`. See docs/performance.md.
 
 mod http_child;
 mod http_serve;

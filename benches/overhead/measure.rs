@@ -56,7 +56,7 @@ pub const SECTIONS: &[&str] = &[
 
 type Client = RunningService<RoleClient, ()>;
 
-/// The targets the README states next to the figures.
+/// The targets docs/performance.md states next to the figures.
 pub const TARGET_ADDED_P50_US: f64 = 50.0;
 pub const TARGET_P99_RATIO: f64 = 1.3;
 pub const TARGET_THROUGHPUT_32: f64 = 0.8;

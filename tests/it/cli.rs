@@ -136,12 +136,10 @@ fn every_command_has_help() {
             String::from_utf8_lossy(&output.stdout)
         ));
     }
-    // The default log filter `--help` names is the README's.
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README");
+    // The default log filter `--help` names is the docs'.
     let filter = "warn,toolshelf=info,rmcp=error";
     assert!(all.contains(&format!("Default: {filter}")), "{all}");
-    assert!(readme.contains(&format!("(default `{filter}`")));
+    crate::docs::assert_quoted(&format!("(default `{filter}`"));
     insta::assert_snapshot!("help", all);
 }
 

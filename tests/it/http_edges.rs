@@ -53,7 +53,7 @@ async fn arguments_a_child_cannot_read_are_refused_at_once_over_http() {
         let message = answer["error"]["message"].as_str().unwrap_or_default();
         assert!(message.starts_with(said), "{message}");
         if code == -32700 {
-            crate::readme::assert_quoted(said);
+            crate::docs::assert_quoted(said);
         }
     }
     // A call asking for progress is refused as a plain one is (rmcp, whose path it would take,
@@ -238,7 +238,7 @@ async fn the_access_log_is_one_flag_away_and_holds_no_secret() {
         assert!(call.contains(field), "{field} missing in {call}");
     }
     assert!(lines.iter().any(|line| line.contains("status=401")), "{on}");
-    // The README's sample line has this line's fields, in this order.
+    // The sample line in docs/http.md has this line's fields, in this order.
     let sample: Vec<String> = call[call.find("method=").unwrap_or_default()..]
         .split_whitespace()
         .map(|field| match field.split_once('=') {
@@ -247,7 +247,7 @@ async fn the_access_log_is_one_flag_away_and_holds_no_secret() {
             _ => field.to_owned(),
         })
         .collect();
-    crate::readme::assert_quoted(&sample.join(" "));
+    crate::docs::assert_quoted(&sample.join(" "));
     for secret in ["s3cret-token", "private words", id.as_str()] {
         assert!(!on.contains(secret), "{secret} in {on}");
     }
@@ -281,6 +281,6 @@ async fn a_refused_origin_or_host_is_told_which_flag_admits_it() {
             .map(|(_, rest)| rest)
             .and_then(|rest| rest.split_once(':'))
             .unwrap_or_default();
-        crate::readme::assert_quoted(&format!("Forbidden:{head}:"));
+        crate::docs::assert_quoted(&format!("Forbidden:{head}:"));
     }
 }

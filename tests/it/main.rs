@@ -10,6 +10,7 @@ mod config_errors;
 mod conformance;
 mod contract;
 mod deploy;
+mod docs;
 mod flat;
 mod forwarding;
 mod harness;
@@ -21,6 +22,7 @@ mod interop;
 mod lifecycle;
 mod persisted_catalog;
 mod readme;
+
 mod remote;
 mod shell;
 mod subscriptions;

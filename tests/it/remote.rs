@@ -498,7 +498,7 @@ async fn an_oauth_server_is_logged_in_to_once_and_its_tokens_renew_by_themselves
         .map(|(done, _)| done)
         .unwrap_or_default();
     assert!(logged_out.ends_with("and removed"), "{said}");
-    crate::readme::assert_quoted(&format!("Logged out of work/linear: {logged_out}"));
+    crate::docs::assert_quoted(&format!("Logged out of work/linear: {logged_out}"));
     assert!(!files[0].exists(), "logout removes the tokens");
     let revocations = reqwest::Client::new()
         .get(format!("http://127.0.0.1:{}/revocations", server.port))

@@ -107,7 +107,7 @@ async fn a_call_timeout_names_the_limit_and_cancels_the_call_at_the_child() {
         tail.ends_with(" in all) and was told to cancel the call; it did not report a failure: check the server's log for this call, and raise callTimeout if the tool needs longer"),
         "{tail}"
     );
-    crate::readme::assert_quoted(&format!(
+    crate::docs::assert_quoted(&format!(
         "the server gave no answer within 60s (callTimeout; 60.0s{}",
         tail.split_once('s').map_or("", |(_, rest)| rest)
     ));

@@ -30,7 +30,7 @@ async fn an_unset_variable_makes_only_its_server_unavailable_and_is_said_once() 
     assert_eq!(needs["status"], json!("failed"), "{listed}");
     let fix = "variable TOOLSHELF_TEST_NEVER_SET (in env.TOKEN) is not set: set TOOLSHELF_TEST_NEVER_SET in toolshelf's environment, in the client's env block for toolshelf, or in an envFile of this server (or write ${TOOLSHELF_TEST_NEVER_SET:-default} in the config)";
     assert_eq!(needs["error"], json!(fix), "{listed}");
-    crate::readme::assert_quoted(
+    crate::docs::assert_quoted(
         &fix.replace("TOOLSHELF_TEST_NEVER_SET", "GITHUB_TOKEN")
             .replace("env.TOKEN", "env.GITHUB_PERSONAL_ACCESS_TOKEN"),
     );

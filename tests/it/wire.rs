@@ -194,7 +194,7 @@ pub(crate) fn assert_refused(answer: &Value, id: Value, text: &str) {
 
 #[tokio::test]
 async fn arguments_a_child_cannot_read_are_refused_at_once_and_nothing_is_lost() {
-    crate::readme::assert_quoted(unreadable_arguments()[0].1);
+    crate::docs::assert_quoted(unreadable_arguments()[0].1);
     let mut client = RawClient::start(&dev()).await;
     client.open(1, "dev").await;
     for (id, (arguments, text)) in unreadable_arguments().iter().enumerate() {
