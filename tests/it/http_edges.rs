@@ -1,13 +1,20 @@
 //! `serve --http` at its edges, as a hostile or careless client meets them: arguments no child
-//! can read, connections that stall or sit idle, and the ends of sessions.
+//! can read, connections that stall or sit idle, the ends of sessions, and every limit of the
+//! config's `http` section.
 
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::harness::{DEADLINE, http::http};
-use crate::http_serve::{RawSession, fixture_session, fixture_session_in, use_tool_request};
+use crate::harness::{
+    DEADLINE, config, fixture,
+    http::{
+        RawSession, fixture_session, fixture_session_in, http, post_status, serve, use_tool_request,
+    },
+    python::agent,
+    write_config,
+};
 
 #[tokio::test]
 async fn arguments_a_child_cannot_read_are_refused_at_once_over_http() {
@@ -268,7 +275,7 @@ async fn a_refused_origin_or_host_is_told_which_flag_admits_it() {
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
             .header(header, value)
-            .body(String::from_utf8(crate::http_serve::initialize()).expect("utf-8"))
+            .body(String::from_utf8(crate::harness::http::initialize()).expect("utf-8"))
             .send()
             .await
             .expect("POST");
@@ -283,4 +290,76 @@ async fn a_refused_origin_or_host_is_told_which_flag_admits_it() {
             .unwrap_or_default();
         crate::docs::assert_quoted(&format!("Forbidden:{head}:"));
     }
+}
+
+#[tokio::test]
+async fn limits_refuse_clearly_and_an_idle_session_expires_with_its_children() {
+    let mut mine = fixture(&[]);
+    mine["sharing"] = json!("session");
+    let mut file = config(&[("dev", "Fixture", json!({ "mine": mine }))]);
+    file["http"] = json!({
+        "maxSessions": 1,
+        "maxCallsPerSession": 1,
+        "sessionIdleTimeout": 2,
+        "maxBodyBytes": 4096
+    });
+    let (_dir, path) = write_config(&file);
+    let token = "limits-t0ken";
+    let (_process, port) = serve(&path, token).await;
+
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let seen = agent("http_limits.py", &[&url, token]).await;
+    let refused = seen["b_refused"].as_str().unwrap_or_default();
+    assert!(
+        refused.contains(
+            "toolshelf holds as many agent sessions as it may (1, http.maxSessions in the config)"
+        ),
+        "{seen}"
+    );
+    let refused = seen["second_call_refused"].as_str().unwrap_or_default();
+    assert!(
+        refused.contains("this session has as many use_tool calls in flight as toolshelf runs at once (1, http.maxCallsPerSession in the config)"),
+        "{seen}"
+    );
+    assert_eq!(
+        seen["after_limit"],
+        json!(r#"{"said":"one at a time"}"#),
+        "{seen}"
+    );
+    // The session expired after 2 s without a request; its own child stopped within 10 s of that.
+    let stopped = seen["child_stopped_after_s"].as_f64().expect("stopped");
+    assert!(stopped < 12.0, "{seen}");
+    // The expired session no longer counts: a new agent gets in.
+    assert_eq!(seen["c_refused"], Value::Null, "{seen}");
+    assert_eq!(seen["c_opened"], json!(true), "{seen}");
+    assert_eq!(
+        seen["c_after_crash"],
+        json!(r#"{"said":"again"}"#),
+        "{seen}"
+    );
+    let scraped = agent(
+        "metrics_scrape.py",
+        &[&format!("http://127.0.0.1:{port}/metrics"), token],
+    )
+    .await;
+    let crashed = scraped["samples"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|sample| {
+            sample[0] == "toolshelf_children_crashed_total"
+                && sample[1] == json!({"toolbox": "dev", "server": "mine"})
+        });
+    assert_eq!(
+        crashed.and_then(|sample| sample[2].as_f64()),
+        Some(1.0),
+        "{scraped}"
+    );
+
+    let bearer = format!("Bearer {token}");
+    assert_eq!(
+        post_status(port, &[("authorization", &bearer)], vec![b' '; 8192]).await,
+        413,
+        "a body over http.maxBodyBytes"
+    );
 }
