@@ -4,6 +4,7 @@
 mod architecture;
 mod bench_smoke;
 mod catalog;
+mod child_offers;
 mod cli;
 mod clients;
 mod config_errors;
@@ -22,6 +23,7 @@ mod http_serve;
 mod import;
 mod interop;
 mod lifecycle;
+mod mcp_servers_files;
 mod persisted_catalog;
 mod readme;
 
