@@ -28,6 +28,8 @@ mod persisted_catalog;
 mod readme;
 
 mod remote;
+mod remote_oauth;
+mod remote_sessions;
 mod shell;
 mod subscriptions;
 mod supervision;
