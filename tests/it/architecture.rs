@@ -36,16 +36,24 @@ fn library() -> BTreeMap<Vec<String>, (PathBuf, String)> {
 
 /// Every `.rs` file under `src/`: its path from `src/`, and its full path.
 fn sources() -> Vec<(PathBuf, PathBuf)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    rust_files("src")
+}
+
+/// The `.rs` files under `folder` of the repository, each with its path relative to `folder`.
+fn rust_files(folder: &str) -> Vec<(PathBuf, PathBuf)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
     let mut files = Vec::new();
     let mut folders = vec![root.clone()];
     while let Some(folder) = folders.pop() {
-        for entry in fs::read_dir(&folder).expect("src/ reads") {
+        for entry in fs::read_dir(&folder).expect("the folder reads") {
             let path = entry.expect("an entry").path();
             if path.is_dir() {
                 folders.push(path);
             } else if path.extension().is_some_and(|ext| ext == "rs") {
-                let relative = path.strip_prefix(&root).expect("under src/").to_path_buf();
+                let relative = path
+                    .strip_prefix(&root)
+                    .expect("under the folder")
+                    .to_path_buf();
                 files.push((relative, path));
             }
         }
@@ -233,13 +241,19 @@ fn transports_serve_no_request_themselves() {
     }
 }
 
-/// A file is what a reader takes in at once; unit tests that push one over go in a sibling.
+/// A file is what a reader takes in at once: the code, its tests and the benchmark's. Unit tests
+/// that push one over go in a sibling; integration tests are split by subject.
 #[test]
 fn files_stay_under_400_lines() {
     let mut over = Vec::new();
-    for (relative, path) in sources() {
+    let files = ["src", "tests", "benches"].into_iter().flat_map(|folder| {
+        rust_files(folder)
+            .into_iter()
+            .map(move |file| (folder, file))
+    });
+    for (folder, (relative, path)) in files {
         let lines = fs::read_to_string(&path).expect("reads").lines().count();
-        let name = relative.display().to_string();
+        let name = format!("{folder}/{}", relative.display());
         if lines > 400 {
             over.push(format!("{name}: {lines} lines"));
         }

@@ -7,7 +7,7 @@ mod http_child;
 #[path = "../../benches/overhead/http_serve.rs"]
 mod http_serve;
 use crate::harness::launch;
-#[path = "../../benches/overhead/measure.rs"]
+#[path = "../../benches/overhead/measure/mod.rs"]
 mod measure;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

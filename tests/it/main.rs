@@ -6,6 +6,7 @@ mod bench_smoke;
 mod catalog;
 mod child_offers;
 mod cli;
+mod client_tasks;
 mod clients;
 mod config_errors;
 mod conformance;
@@ -25,6 +26,7 @@ mod interop;
 mod lifecycle;
 mod mcp_servers_files;
 mod persisted_catalog;
+mod persisted_catalog_kinds;
 mod readme;
 
 mod remote;

@@ -13,15 +13,14 @@ use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
 use crate::harness::{
-    Shelf, error_text, eventually, fixture_bin, npm_server, text, toolshelf, toolshelf_std,
-    write_config,
+    Shelf, error_text, eventually, fixture_bin, npm_server, text, toolshelf_std, write_config,
 };
 
 const SECRET: &str = "s3cret-value-42";
 
 /// A config of one toolbox `dev` with the fixture as `fx`: it counts its starts in `starts`,
 /// lists one more tool per line of `extra`, and gets a secret in its environment.
-fn dev_config(starts: &Path, extra: &Path, catalog: Value, more_args: &[&str]) -> Value {
+pub(crate) fn dev_config(starts: &Path, extra: &Path, catalog: Value, more_args: &[&str]) -> Value {
     let mut args = vec![
         "--starts-file".to_owned(),
         starts.display().to_string(),
@@ -39,7 +38,11 @@ fn dev_config(starts: &Path, extra: &Path, catalog: Value, more_args: &[&str]) -
 
 /// `toolshelf serve ARGS` on `config` with `cache` as the user's cache folder; its log goes to
 /// the returned file.
-async fn serve(cache: &Path, config: &Value, args: &[&str]) -> (Shelf, tempfile::NamedTempFile) {
+pub(crate) async fn serve(
+    cache: &Path,
+    config: &Value,
+    args: &[&str],
+) -> (Shelf, tempfile::NamedTempFile) {
     let (dir, path) = write_config(config);
     let log = tempfile::NamedTempFile::new().expect("log file");
     let cache = cache.to_str().expect("utf-8");
@@ -51,7 +54,7 @@ async fn serve(cache: &Path, config: &Value, args: &[&str]) -> (Shelf, tempfile:
 
 /// A folder with the user's cache folder (`cache`), the fixture's count of starts (`starts`)
 /// and its extra tools (`extra`, holding `tools`, one name per line).
-fn scene(tools: &str) -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
+pub(crate) fn scene(tools: &str) -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
     let dir = tempfile::tempdir().expect("temp dir");
     let (cache, starts, extra) = (
         dir.path().join("cache"),
@@ -62,14 +65,14 @@ fn scene(tools: &str) -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
     (dir, cache, starts, extra)
 }
 
-fn started(path: &Path) -> usize {
+pub(crate) fn started(path: &Path) -> usize {
     std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()
         .count()
 }
 
-fn opened(result: &CallToolResult) -> Value {
+pub(crate) fn opened(result: &CallToolResult) -> Value {
     assert_ne!(result.is_error, Some(true), "{}", text(result));
     result
         .structured_content
@@ -77,7 +80,7 @@ fn opened(result: &CallToolResult) -> Value {
         .expect("structured content")
 }
 
-fn tool_names(server: &Value) -> Vec<String> {
+pub(crate) fn tool_names(server: &Value) -> Vec<String> {
     server["tools"]
         .as_array()
         .expect("tools")
@@ -87,7 +90,7 @@ fn tool_names(server: &Value) -> Vec<String> {
 }
 
 /// `toolshelf check` of the config at `path`, `cache` as the user's cache folder; it passes.
-fn check(cache: &Path, path: &Path) {
+pub(crate) fn check(cache: &Path, path: &Path) {
     let checked = toolshelf_std()
         .args(["check", "--config"])
         .arg(path)
@@ -97,7 +100,7 @@ fn check(cache: &Path, path: &Path) {
     assert!(checked.status.success(), "{checked:?}");
 }
 
-fn catalog_files(cache: &Path) -> Vec<PathBuf> {
+pub(crate) fn catalog_files(cache: &Path) -> Vec<PathBuf> {
     let folder = cache.join("toolshelf").join("catalog");
     let Ok(entries) = std::fs::read_dir(folder) else {
         return Vec::new();
@@ -324,107 +327,4 @@ async fn check_refreshes_a_corrupt_file_is_survived_a_changed_spec_misses_and_th
         "{cleared:?}"
     );
     assert!(catalog_files(&cache).is_empty());
-}
-
-#[tokio::test]
-async fn flat_mode_lists_remembered_tools_and_starts_a_server_on_its_first_call() {
-    let (_dir, cache, starts, extra) = scene("old_tool\n");
-    let config = dev_config(&starts, &extra, json!({}), &[]);
-    let (_config_dir, path) = write_config(&config);
-    let flat = |cache: &Path| {
-        let mut command = toolshelf();
-        command
-            .args(["serve", "--flat", "--config"])
-            .arg(&path)
-            .env("XDG_CACHE_HOME", cache);
-        crate::harness::serve_command(command, Stdio::null())
-    };
-    let first = flat(&cache).await;
-    assert!(first.names().await.contains(&"fx:old_tool".to_owned()));
-    assert_eq!(started(&starts), 1);
-    drop(first);
-
-    std::fs::write(&extra, "new_tool\n").expect("write");
-    let second = flat(&cache).await;
-    let names = second.names().await;
-    assert!(
-        names.contains(&"fx:old_tool".to_owned()),
-        "the remembered list: {names:?}"
-    );
-    assert_eq!(started(&starts), 1, "tools/list started nothing");
-    let echoed = second
-        .try_call("fx:echo", json!({"message": "flat"}))
-        .await
-        .expect("a result");
-    assert!(text(&echoed).contains("flat"));
-    assert_eq!(started(&starts), 2);
-    eventually("tools/list_changed", || async {
-        (second.changes.load(std::sync::atomic::Ordering::SeqCst) > 0).then_some(())
-    })
-    .await;
-    let names = second.names().await;
-    assert!(
-        names.contains(&"fx:new_tool".to_owned()) && !names.contains(&"fx:old_tool".to_owned()),
-        "{names:?}"
-    );
-}
-
-/// server-everything lists more tools to a client that offers sampling and elicitation: a list
-/// `check` (which offers neither) kept is not what such an agent is answered from, and the
-/// agent is told of no change that only its capabilities explain.
-#[tokio::test]
-async fn a_list_is_kept_per_kind_of_client_and_drift_is_only_within_one_kind() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let cache = dir.path().join("cache");
-    let config = crate::harness::config(&[(
-        "demo",
-        "Demo",
-        json!({ "everything": npm_server("mcp-server-everything", &[]) }),
-    )]);
-    let (_config_dir, path) = write_config(&config);
-    check(&cache, &path);
-    assert_eq!(catalog_files(&cache).len(), 1);
-
-    let capable = || async {
-        let mut command = toolshelf();
-        command
-            .args(["serve", "--config"])
-            .arg(&path)
-            .env("XDG_CACHE_HOME", &cache)
-            .env("RUST_LOG", "warn");
-        crate::harness::RawClient::spawn_declaring(
-            command,
-            None,
-            "2025-11-25",
-            Stdio::null(),
-            json!({"sampling": {}, "elicitation": {}}),
-        )
-        .await
-    };
-    let mut agent = capable().await;
-    let first = agent.open(1, "demo").await;
-    let first = &first["result"]["structuredContent"]["servers"][0];
-    assert_eq!(
-        first["catalog"], "live",
-        "no list of this kind yet: {first}"
-    );
-    let again = agent.open(2, "demo").await;
-    let again = &again["result"]["structuredContent"]["servers"][0];
-    assert!(again.get("changes").is_none(), "{again}");
-    drop(agent);
-    let files = catalog_files(&cache);
-    assert_eq!(files.len(), 2, "one list per kind of client: {files:?}");
-    assert!(
-        files
-            .iter()
-            .any(|file| file.to_string_lossy().ends_with("-es.json")),
-        "{files:?}"
-    );
-
-    // The next agent of that kind is answered from its kind's list, as the server gave it.
-    let mut next = capable().await;
-    let remembered = next.open(1, "demo").await;
-    let remembered = &remembered["result"]["structuredContent"]["servers"][0];
-    assert_eq!(remembered["catalog"], "cached", "{remembered}");
-    assert_eq!(tool_names(remembered), tool_names(first));
 }

@@ -1,0 +1,244 @@
+//! The HTTP rows: a streamable-HTTP child, and `toolshelf serve --http` beside servers serving
+//! HTTP themselves.
+
+use std::{path::Path, time::Duration};
+
+use anyhow::bail;
+use serde_json::{Value, json};
+
+use super::*;
+
+impl Bench<'_> {
+    /// 6. A streamable-HTTP child (server-everything's `echo` on loopback): added latency over
+    ///    the same call made directly with an HTTP client.
+    pub(super) async fn http_child(&self, bin: &Path) -> anyhow::Result<Value> {
+        let server = HttpServer::start(bin).await?;
+        let direct = DirectHttp::connect(&server.url, None).await?;
+        let remote = json!({ "url": server.url, "idleTimeout": 0 });
+        let config = self.config("http", json!({"bench": {"mcpServers": {"fx": remote}}}))?;
+        let (proxied, _) = self.toolshelf(&config).await?;
+        let opened = call(&proxied, "open_toolbox", json!({"toolbox": "bench"})).await?;
+        if opened.is_error == Some(true) {
+            bail!("open_toolbox failed: {opened:?}");
+        }
+        let (rounds, per_round) = (self.rounds(2, 20), self.rounds(20, 200));
+        let arguments = json!({"message": "x"});
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for _ in 0..per_round.min(100) {
+            direct.call("echo", arguments.clone()).await?;
+            use_tool(&proxied, "echo", arguments.clone()).await?;
+        }
+        for _ in 0..rounds {
+            timed(&mut a, per_round, || direct.call("echo", arguments.clone())).await?;
+            timed(&mut b, per_round, || {
+                use_tool(&proxied, "echo", arguments.clone())
+            })
+            .await?;
+        }
+        close(proxied).await;
+        Ok(compare(&a, &b))
+    }
+
+    /// 7. `toolshelf serve --http`, its children on stdio: the fixture and server-everything,
+    ///    each against the same server serving streamable HTTP by itself, called by the same HTTP
+    ///    client; beside them server-everything over stdio, directly and through `toolshelf
+    ///    serve`. Sessions opened and memory per idle session are measured with the fixture,
+    ///    whose HTTP server is rmcp's as toolshelf's is; sessions at once with both.
+    pub(super) async fn http_serve(&self, bin: &Path) -> anyhow::Result<Value> {
+        let everything = bin.join("mcp-server-everything");
+        let fixture_http = HttpServer::fixture(&self.options.fixture).await?;
+        let everything_http = HttpServer::start(bin).await?;
+        let config = self.dir.join("http_serve.json");
+        std::fs::write(
+            &config,
+            serde_json::to_vec(&json!({
+                "http": {"maxSessions": 4096},
+                "toolboxes": {"bench": {"mcpServers": {
+                    "fx": self.fixture_server(&[]),
+                    "ev": {"command": everything, "idleTimeout": 0},
+                }}},
+            }))?,
+        )?;
+        let served = ServedHttp::start(&self.options.toolshelf, &config).await?;
+        let token = Some(http_serve::TOKEN);
+        let echo = json!({"message": "x"});
+        let use_echo = |server: &str| json!({"tool": {"toolbox": "bench", "server": server, "name": "echo"}, "arguments": echo});
+        let (use_fx, use_ev) = (use_echo("fx"), use_echo("ev"));
+        let open = json!({"toolbox": "bench"});
+
+        // Sessions opened per second, then what each costs toolshelf while it sits idle with its
+        // toolbox open (the children are running before the first is counted).
+        let first = DirectHttp::connect(&served.url, token).await?;
+        first.call("open_toolbox", open.clone()).await?;
+        let count = self.rounds(10, 200);
+        let (direct_sessions, direct_took) =
+            http_serve::open_sessions(&fixture_http.url, None, count, true).await?;
+        http_serve::close_all(direct_sessions).await;
+        let before_kb = rss_kb(served.pid)?;
+        let (sessions, took) = http_serve::open_sessions(&served.url, token, count, true).await?;
+        for session in &sessions {
+            session.call("open_toolbox", open.clone()).await?;
+        }
+        let after_kb = rss_kb(served.pid)?;
+        http_serve::close_all(sessions).await;
+        let per_second = |took: Duration| round(count as f64 / took.as_secs_f64());
+        let sessions_figures = json!({
+            "sessions": count,
+            "direct_sessions_per_s": per_second(direct_took),
+            "proxied_sessions_per_s": per_second(took),
+            "rss_before_kb": before_kb,
+            "rss_after_kb": after_kb,
+            "kb_per_idle_session": round3((after_kb as f64 - before_kb as f64) / count as f64),
+        });
+
+        // Round trips, six paths in alternating blocks.
+        let stdio_direct = connect(tokio::process::Command::new(&everything)).await?;
+        let (stdio_proxied, _) = self.toolshelf(&config).await?;
+        call(&stdio_proxied, "open_toolbox", open.clone()).await?;
+        let direct_fx = DirectHttp::connect(&fixture_http.url, None).await?;
+        let direct_ev = DirectHttp::connect(&everything_http.url, None).await?;
+        let (rounds, per_round) = (self.rounds(2, 20), self.rounds(20, 200));
+        let stdio_use = |tool: &str, arguments: Value| {
+            call(
+                &stdio_proxied,
+                "use_tool",
+                json!({"tool": {"toolbox": "bench", "server": "ev", "name": tool}, "arguments": arguments}),
+            )
+        };
+        let mut samples: [Vec<Duration>; 6] = Default::default();
+        for round in 0..=rounds {
+            // Round 0 warms every path up and is not counted.
+            let mut blocks: [Vec<Duration>; 6] = Default::default();
+            timed(&mut blocks[0], per_round, || {
+                direct_fx.call("echo", echo.clone())
+            })
+            .await?;
+            timed(&mut blocks[1], per_round, || {
+                first.call("use_tool", use_fx.clone())
+            })
+            .await?;
+            timed(&mut blocks[2], per_round, || {
+                direct_ev.call("echo", echo.clone())
+            })
+            .await?;
+            timed(&mut blocks[3], per_round, || {
+                first.call("use_tool", use_ev.clone())
+            })
+            .await?;
+            timed(&mut blocks[4], per_round, || {
+                call(&stdio_direct, "echo", echo.clone())
+            })
+            .await?;
+            timed(&mut blocks[5], per_round, || {
+                stdio_use("echo", echo.clone())
+            })
+            .await?;
+            if round > 0 {
+                for (all, block) in samples.iter_mut().zip(blocks) {
+                    all.extend(block);
+                }
+            }
+        }
+        drop(stdio_direct);
+        close(stdio_proxied).await;
+        http_serve::close_all(vec![direct_fx, direct_ev, first]).await;
+
+        // Agents working at once, one session and one connection each: against the fixture
+        // (the targets), and against server-everything as the issue defines the direct path,
+        // with fewer calls (its own HTTP transport serves ~500 a second to one session).
+        let fixture_rates = SessionsRate {
+            direct_url: &fixture_http.url,
+            proxied_url: &served.url,
+            direct_arguments: &echo,
+            proxied_arguments: &use_fx,
+            open: &open,
+            total: self.rounds(128, 12_800),
+            rounds: self.rounds(1, 5),
+        };
+        let throughput = fixture_rates.measure().await?;
+        let everything_rates = SessionsRate {
+            direct_url: &everything_http.url,
+            proxied_arguments: &use_ev,
+            total: self.rounds(64, 1_280),
+            rounds: self.rounds(1, 3),
+            ..fixture_rates
+        };
+        let throughput_everything = everything_rates.measure().await?;
+        let [
+            fx_direct,
+            fx_proxied,
+            ev_direct,
+            ev_proxied,
+            stdio_direct,
+            stdio_proxied,
+        ] = samples;
+        Ok(json!({
+            "latency_fixture": compare(&fx_direct, &fx_proxied),
+            "latency_everything": compare(&ev_direct, &ev_proxied),
+            "latency_stdio": compare(&stdio_direct, &stdio_proxied),
+            "sessions": throughput,
+            "sessions_everything": throughput_everything,
+            "open_sessions": sessions_figures,
+        }))
+    }
+}
+
+/// Calls per second of 1, 8 and 64 agents working at once, each with its own session and
+/// connection, directly and through `toolshelf serve --http`, in alternating runs.
+#[derive(Clone, Copy)]
+pub(super) struct SessionsRate<'a> {
+    direct_url: &'a str,
+    proxied_url: &'a str,
+    direct_arguments: &'a Value,
+    /// `use_tool`'s arguments.
+    proxied_arguments: &'a Value,
+    /// `open_toolbox`'s arguments.
+    open: &'a Value,
+    /// Calls per run, shared among the sessions.
+    total: usize,
+    rounds: usize,
+}
+
+impl SessionsRate<'_> {
+    pub(super) async fn measure(self) -> anyhow::Result<Value> {
+        let mut throughput = serde_json::Map::new();
+        for count in [1usize, 8, 64] {
+            let per_session = (self.total / count).max(1);
+            let (direct_sessions, _) =
+                http_serve::open_sessions(self.direct_url, None, count, false).await?;
+            let (sessions, _) =
+                http_serve::open_sessions(self.proxied_url, Some(http_serve::TOKEN), count, false)
+                    .await?;
+            for session in &sessions {
+                session.call("open_toolbox", self.open.clone()).await?;
+            }
+            let direct = |per_session| {
+                http_serve::sessions_rate(
+                    &direct_sessions,
+                    per_session,
+                    "echo",
+                    self.direct_arguments,
+                )
+            };
+            let proxied = |per_session| {
+                http_serve::sessions_rate(
+                    &sessions,
+                    per_session,
+                    "use_tool",
+                    self.proxied_arguments,
+                )
+            };
+            direct(1).await?;
+            proxied(1).await?;
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for _ in 0..self.rounds {
+                a.push(direct(per_session).await?);
+                b.push(proxied(per_session).await?);
+            }
+            http_serve::close_all(direct_sessions).await;
+            http_serve::close_all(sessions).await;
+            throughput.insert(count.to_string(), rates(&mut a, &mut b));
+        }
+        Ok(Value::Object(throughput))
+    }
+}

@@ -1,0 +1,290 @@
+//! The report: each figure against its target, and the table printed after a run.
+
+use serde_json::{Value, json};
+
+use super::*;
+
+/// Each target with the figure measured and whether it is met.
+pub(super) fn targets(report: &Value) -> Value {
+    let number = |pointer: &str| {
+        report
+            .pointer(pointer)
+            .and_then(Value::as_f64)
+            .unwrap_or(f64::NAN)
+    };
+    let check = |name: &str, measured: f64, target: f64, at_most: bool| {
+        let met = if at_most {
+            measured <= target
+        } else {
+            measured >= target
+        };
+        json!({ "target": name, "measured": measured, "limit": target, "met": met })
+    };
+    json!([
+        check(
+            "added latency p50 (us)",
+            number("/latency/added_p50_us"),
+            TARGET_ADDED_P50_US,
+            true
+        ),
+        check(
+            "proxied p99 / direct p99",
+            number("/latency/ratio_p99"),
+            TARGET_P99_RATIO,
+            true
+        ),
+        check(
+            "throughput at 32 in flight, proxied / direct",
+            number("/throughput/32/ratio"),
+            TARGET_THROUGHPUT_32,
+            false
+        ),
+        check(
+            "idle RSS (KiB)",
+            number("/memory/idle_kb"),
+            TARGET_IDLE_RSS_KB as f64,
+            true
+        ),
+        check(
+            "RSS growth over the calls (KiB)",
+            number("/memory/growth_kb"),
+            TARGET_RSS_GROWTH_KB as f64,
+            true
+        ),
+        check(
+            "open of 16 children / slowest child",
+            number("/open/16/ratio"),
+            TARGET_OPEN_16_RATIO,
+            true
+        ),
+        check(
+            "open of 16 children from the persisted catalog, p50 (ms)",
+            number("/open/16/warm_open_ms/p50"),
+            TARGET_WARM_OPEN_MS,
+            true
+        ),
+        check(
+            "tools/list bytes, 10 toolboxes",
+            number("/context/tools_list_bytes_10_toolboxes"),
+            TARGET_TOOLS_LIST_BYTES as f64,
+            true
+        ),
+        check(
+            "open_toolbox text bytes / children's tools/list bytes (fixture)",
+            number("/context/open_toolbox_text_bytes")
+                / number("/context/children_tools_list_bytes"),
+            1.0,
+            true
+        ),
+        check(
+            "the same, npm servers (filesystem, memory, everything)",
+            number("/context/real_servers/ratio"),
+            1.0,
+            true
+        ),
+        check(
+            "serve --http: added latency p50, fixture (us)",
+            number("/http_serve/latency_fixture/added_p50_us"),
+            TARGET_HTTP_ADDED_P50_US,
+            true
+        ),
+        check(
+            "serve --http: calls/s at 64 sessions, proxied / direct",
+            number("/http_serve/sessions/64/ratio"),
+            TARGET_HTTP_THROUGHPUT_64,
+            false
+        ),
+        check(
+            "serve --http: RSS per idle session (KiB)",
+            number("/http_serve/open_sessions/kb_per_idle_session"),
+            TARGET_HTTP_SESSION_KB,
+            true
+        ),
+    ])
+}
+
+/// The figures as a table for the terminal.
+pub fn table(report: &Value) -> String {
+    let mut text = String::new();
+    let line = |text: &mut String, row: String| {
+        text.push_str(&row);
+        text.push('\n');
+    };
+    line(
+        &mut text,
+        format!(
+            "machine: {} ({} cores){}",
+            report["machine"]["cpu"].as_str().unwrap_or("?"),
+            report["machine"]["cores"],
+            if report["quick"] == json!(true) {
+                ", QUICK run"
+            } else {
+                ""
+            }
+        ),
+    );
+    line(&mut text, String::new());
+    line(&mut text, "round trip (us)                  direct p50/p90/p99        proxied p50/p90/p99       added p50   p99 ratio".into());
+    for (label, pointer) in [
+        ("no-op", "/latency"),
+        ("100 KB text", "/payload/100KB"),
+        ("1 MB text", "/payload/1MB"),
+        ("echo, HTTP child", "/http_child"),
+        (
+            "echo, serve --http (fixture)",
+            "/http_serve/latency_fixture",
+        ),
+        (
+            "echo, serve --http (everything)",
+            "/http_serve/latency_everything",
+        ),
+        ("echo, stdio (everything)", "/http_serve/latency_stdio"),
+    ] {
+        let figure = &report.pointer(pointer).cloned().unwrap_or_default();
+        let triple = |side: &str| {
+            format!(
+                "{}/{}/{}",
+                figure[side]["p50"], figure[side]["p90"], figure[side]["p99"]
+            )
+        };
+        line(
+            &mut text,
+            format!(
+                "{label:<32} {:<25} {:<25} {:>9}   {:>9}",
+                triple("direct_us"),
+                triple("proxied_us"),
+                figure["added_p50_us"],
+                figure["ratio_p99"]
+            ),
+        );
+    }
+    line(&mut text, String::new());
+    line(
+        &mut text,
+        "in flight   direct calls/s   proxied calls/s   ratio".into(),
+    );
+    for in_flight in ["1", "8", "32", "128"] {
+        let figure = &report["throughput"][in_flight];
+        line(
+            &mut text,
+            format!(
+                "{in_flight:>9}   {:>14}   {:>15}   {:>5}",
+                figure["direct_calls_per_s"], figure["proxied_calls_per_s"], figure["ratio"]
+            ),
+        );
+    }
+    line(&mut text, String::new());
+    line(
+        &mut text,
+        "HTTP sessions   direct calls/s   serve --http calls/s   ratio   (fixture | server-everything)".into(),
+    );
+    for sessions in ["1", "8", "64"] {
+        let fixture = &report["http_serve"]["sessions"][sessions];
+        let everything = &report["http_serve"]["sessions_everything"][sessions];
+        line(
+            &mut text,
+            format!(
+                "{sessions:>13}   {:>14}   {:>20}   {:>5}   | {} / {} ({})",
+                fixture["direct_calls_per_s"],
+                fixture["proxied_calls_per_s"],
+                fixture["ratio"],
+                everything["direct_calls_per_s"],
+                everything["proxied_calls_per_s"],
+                everything["ratio"]
+            ),
+        );
+    }
+    let opened = &report["http_serve"]["open_sessions"];
+    line(
+        &mut text,
+        format!(
+            "HTTP sessions opened one after another: direct {}/s, serve --http {}/s; {} idle sessions: RSS {} -> {} KiB ({} KiB each)",
+            opened["direct_sessions_per_s"],
+            opened["proxied_sessions_per_s"],
+            opened["sessions"],
+            opened["rss_before_kb"],
+            opened["rss_after_kb"],
+            opened["kb_per_idle_session"]
+        ),
+    );
+    line(&mut text, String::new());
+    line(
+        &mut text,
+        "children   open ms   slowest child ms   ratio   re-open us   from the catalog ms p50 / p99".into(),
+    );
+    for count in ["1", "4", "16"] {
+        let figure = &report["open"][count];
+        let warm = &figure["warm_open_ms"];
+        let warm = match warm.is_null() {
+            true => "-".to_owned(),
+            false => format!("{} / {}", warm["p50"], warm["p99"]),
+        };
+        line(
+            &mut text,
+            format!(
+                "{count:>8}   {:>7}   {:>16}   {:>5}   {:>10}   {warm}",
+                figure["open_ms"], figure["slowest_child_ms"], figure["ratio"], figure["reopen_us"]
+            ),
+        );
+    }
+    line(&mut text, String::new());
+    let memory = &report["memory"];
+    line(
+        &mut text,
+        format!(
+            "RSS KiB: idle {}, with 16 children {}, {} calls: {} -> {} (growth {})",
+            memory["idle_kb"],
+            memory["with_16_children_kb"],
+            memory["calls"],
+            memory["before_calls_kb"],
+            memory["after_calls_kb"],
+            memory["growth_kb"]
+        ),
+    );
+    line(
+        &mut text,
+        format!(
+            "spawn to initialize (ms): {}",
+            report["spawn"]["initialize_ms"]
+        ),
+    );
+    let context = &report["context"];
+    line(
+        &mut text,
+        format!(
+            "context bytes: tools/list with 10 toolboxes {} (~{} tokens); open_toolbox text {} (whole result {}) vs the children's tools/list {}",
+            context["tools_list_bytes_10_toolboxes"],
+            context["tools_list_tokens_estimate"],
+            context["open_toolbox_text_bytes"],
+            context["open_toolbox_result_bytes"],
+            context["children_tools_list_bytes"]
+        ),
+    );
+    if let Some(real) = context.get("real_servers") {
+        line(
+            &mut text,
+            format!(
+                "npm servers: open_toolbox text {} vs their tools/list {} (ratio {})",
+                real["open_toolbox_text_bytes"], real["children_tools_list_bytes"], real["ratio"]
+            ),
+        );
+    }
+    line(&mut text, String::new());
+    line(
+        &mut text,
+        "target                                                  measured      limit   met".into(),
+    );
+    for target in report["targets"].as_array().into_iter().flatten() {
+        line(
+            &mut text,
+            format!(
+                "{:<55} {:>9.3} {:>10} {:>5}",
+                target["target"].as_str().unwrap_or(""),
+                target["measured"].as_f64().unwrap_or(f64::NAN),
+                target["limit"],
+                target["met"]
+            ),
+        );
+    }
+    text
+}

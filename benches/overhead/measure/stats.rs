@@ -1,0 +1,112 @@
+//! Samples into figures: timed calls, rates, percentiles and ratios, rounded for the report.
+
+use std::time::{Duration, Instant};
+
+use futures::{StreamExt, stream};
+use rmcp::model::CallToolResult;
+use serde_json::{Value, json};
+
+/// Runs `call` `count` times one after another, adding each one's time to `samples`.
+pub(super) async fn timed<F, Fut, T>(
+    samples: &mut Vec<Duration>,
+    count: usize,
+    call: F,
+) -> anyhow::Result<()>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<T>>,
+{
+    for _ in 0..count {
+        let began = Instant::now();
+        call().await?;
+        samples.push(began.elapsed());
+    }
+    Ok(())
+}
+
+/// Calls per second for `total` calls with `in_flight` at once.
+pub(super) async fn rate<F, Fut>(total: usize, in_flight: usize, call: F) -> anyhow::Result<f64>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<CallToolResult>>,
+{
+    let began = Instant::now();
+    let mut results = stream::iter(0..total)
+        .map(|_| call())
+        .buffer_unordered(in_flight);
+    while let Some(result) = results.next().await {
+        result?;
+    }
+    Ok(total as f64 / began.elapsed().as_secs_f64())
+}
+
+pub(super) fn compare(direct: &[Duration], proxied: &[Duration]) -> Value {
+    let (mut a, mut b) = (direct.to_vec(), proxied.to_vec());
+    let (da, db) = (percentiles_us(&mut a), percentiles_us(&mut b));
+    json!({
+        "samples": direct.len(),
+        "direct_us": da,
+        "proxied_us": db,
+        "added_p50_us": round(db["p50"].as_f64().unwrap_or(0.0) - da["p50"].as_f64().unwrap_or(0.0)),
+        "added_p99_us": round(db["p99"].as_f64().unwrap_or(0.0) - da["p99"].as_f64().unwrap_or(0.0)),
+        "ratio_p50": round3(db["p50"].as_f64().unwrap_or(0.0) / da["p50"].as_f64().unwrap_or(1.0)),
+        "ratio_p99": round3(db["p99"].as_f64().unwrap_or(0.0) / da["p99"].as_f64().unwrap_or(1.0)),
+    })
+}
+
+pub(super) fn percentile(sorted: &[Duration], fraction: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let index = ((sorted.len() - 1) as f64 * fraction).round() as usize;
+    sorted[index.min(sorted.len() - 1)]
+}
+
+pub(super) fn percentiles_us(samples: &mut [Duration]) -> Value {
+    samples.sort_unstable();
+    json!({
+        "p50": us(percentile(samples, 0.50)),
+        "p90": us(percentile(samples, 0.90)),
+        "p99": us(percentile(samples, 0.99)),
+    })
+}
+
+pub(super) fn percentiles_ms(samples: &mut [Duration]) -> Value {
+    samples.sort_unstable();
+    json!({
+        "p50": ms(percentile(samples, 0.50)),
+        "p90": ms(percentile(samples, 0.90)),
+        "p99": ms(percentile(samples, 0.99)),
+    })
+}
+
+pub(super) fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(0.0)
+}
+
+pub(super) fn us(duration: Duration) -> f64 {
+    round(duration.as_secs_f64() * 1e6)
+}
+
+pub(super) fn ms(duration: Duration) -> f64 {
+    round(duration.as_secs_f64() * 1e4) / 10.0
+}
+
+pub(super) fn round(value: f64) -> f64 {
+    value.round()
+}
+
+pub(super) fn round3(value: f64) -> f64 {
+    (value * 1000.0).round() / 1000.0
+}
+
+/// The median calls per second of the direct and the proxied runs, and their ratio.
+pub(super) fn rates(direct: &mut [f64], proxied: &mut [f64]) -> Value {
+    let (direct, proxied) = (median(direct), median(proxied));
+    json!({
+        "direct_calls_per_s": round(direct),
+        "proxied_calls_per_s": round(proxied),
+        "ratio": round3(proxied / direct),
+    })
+}
