@@ -29,6 +29,8 @@ async fn the_benchmark_runs_in_quick_mode() {
         assert!(measured.is_finite(), "{target}");
     }
     assert!(report["latency"]["samples"].as_u64() > Some(0));
+    let private = report["memory"]["idle_private_kb"].as_u64();
+    assert!(private > Some(0) && private < report["memory"]["idle_kb"].as_u64());
     assert!(report["http_child"]["samples"].as_u64() > Some(0));
     assert!(report["http_serve"]["latency_stdio"]["samples"].as_u64() > Some(0));
     for sessions in ["1", "8", "64"] {

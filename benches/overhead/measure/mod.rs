@@ -261,12 +261,23 @@ async fn use_tool(client: &Client, tool: &str, arguments: Value) -> anyhow::Resu
 
 /// VmRSS of `pid`, in KiB.
 fn rss_kb(pid: u32) -> anyhow::Result<u64> {
+    status_kb(pid, "VmRSS:")
+}
+
+/// The memory of `pid` no other process shares (RssAnon: heap, stacks), in KiB. The rest of
+/// VmRSS is mostly the binary's own code, mapped from the page cache and shared by every
+/// toolshelf; how much of it start-up maps varies from build to build with the code's layout.
+fn private_kb(pid: u32) -> anyhow::Result<u64> {
+    status_kb(pid, "RssAnon:")
+}
+
+fn status_kb(pid: u32, field: &str) -> anyhow::Result<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
     status
         .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .find_map(|line| line.strip_prefix(field))
         .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-        .context("no VmRSS in /proc/PID/status")
+        .with_context(|| format!("no {field} in /proc/PID/status"))
 }
 
 fn machine() -> Value {

@@ -232,8 +232,9 @@ pub fn table(report: &Value) -> String {
     line(
         &mut text,
         format!(
-            "RSS KiB: idle {}, with 16 children {}, {} calls: {} -> {} (growth {})",
+            "RSS KiB: idle {} ({} private), with 16 children {}, {} calls: {} -> {} (growth {})",
             memory["idle_kb"],
+            memory["idle_private_kb"],
             memory["with_16_children_kb"],
             memory["calls"],
             memory["before_calls_kb"],

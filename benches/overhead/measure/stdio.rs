@@ -63,6 +63,7 @@ impl Bench<'_> {
         let config = self.config("memory", json!({"many": {"mcpServers": servers}}))?;
         let (client, pid) = self.toolshelf(&config).await?;
         let idle = rss_kb(pid)?;
+        let idle_private = private_kb(pid)?;
         call(&client, "open_toolbox", json!({"toolbox": "many"})).await?;
         let with_16 = rss_kb(pid)?;
         close(client).await;
@@ -75,6 +76,7 @@ impl Bench<'_> {
         let after = rss_kb(pid_with_one)?;
         Ok(json!({
             "idle_kb": idle,
+            "idle_private_kb": idle_private,
             "with_16_children_kb": with_16,
             "calls": calls,
             "before_calls_kb": before,
