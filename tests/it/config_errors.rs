@@ -186,6 +186,15 @@ fn broken_configs_are_refused_with_every_problem() {
             !stderr.contains("set-value"),
             "{name}: a variable's value reached the log"
         );
+        if *name == "unknown_keys_everywhere" {
+            // docs/configuration.md shows this problem and the closing hint.
+            let typo = stderr
+                .lines()
+                .find(|line| line.contains("fs.comand"))
+                .expect("the typo's line");
+            crate::docs::assert_quoted(typo);
+            crate::docs::assert_quoted(stderr.lines().last().expect("a closing line"));
+        }
         seen.push_str(&format!("## {name}\n{stderr}\n"));
     }
     insta::assert_snapshot!("config_errors", seen);

@@ -80,3 +80,18 @@ fn the_dockerfile_and_the_kubernetes_manifests_lint_clean() {
     ];
     run_with(&haproxy, &["-c", "-f", "deploy/haproxy.cfg"], &ports);
 }
+
+#[test]
+fn the_balancer_config_the_docs_quote_is_deploys() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let config = std::fs::read_to_string(root.join("deploy/haproxy.cfg")).expect("haproxy.cfg");
+    let docs = std::fs::read_to_string(root.join("docs/deployment.md")).expect("deployment.md");
+    let quoted = crate::docs::block_after(&docs, "## Scaling out");
+    let lines: Vec<&str> = config.lines().map(str::trim_end).collect();
+    for line in quoted.lines().filter(|line| !line.trim().is_empty()) {
+        assert!(
+            lines.contains(&line.trim_end()),
+            "docs/deployment.md quotes a line deploy/haproxy.cfg does not have: {line}"
+        );
+    }
+}

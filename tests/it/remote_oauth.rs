@@ -92,6 +92,15 @@ async fn an_oauth_server_is_logged_in_to_once_and_its_tokens_renew_by_themselves
 
     let said = log_in(&path, data.path(), "mix/secure").await;
     assert!(said.contains("Logged in to mix/secure"), "{said}");
+    // docs/remote-servers.md shows a login; its fixed words are these.
+    for words in [
+        "open this URL in a browser:",
+        "(up to 5 minutes)…",
+        "(readable by you only) and are renewed by themselves; `toolshelf logout --config",
+    ] {
+        assert!(said.contains(words), "{said}");
+        crate::docs::assert_quoted(words);
+    }
     let folder = data.path().join("toolshelf/oauth");
     let files: Vec<_> = std::fs::read_dir(&folder)
         .expect("the login folder")
