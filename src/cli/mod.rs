@@ -53,6 +53,21 @@ pub enum Command {
     /// Example: `toolshelf import --from claude-desktop --write toolboxes.json`, `toolshelf
     /// import .vscode/mcp.json --toolbox dev`
     Import(ImportArgs),
+    /// Put toolshelf, serving your toolbox config, into an MCP client's config.
+    ///
+    /// The entry is set in the client's own file in place: everything else is kept byte for
+    /// byte, and the file as it was is kept beside it as FILE.toolshelf-backup. Running it again
+    /// changes nothing.
+    ///
+    /// Example: `toolshelf install --client claude-code --config ~/toolboxes.json`, `toolshelf
+    /// install --client vscode --scope project --dry-run`
+    Install(InstallArgs),
+    /// Take toolshelf's entry out of an MCP client's config (what `install` added).
+    ///
+    /// When only that entry changed since `install`, the file is given back as it was.
+    ///
+    /// Example: `toolshelf uninstall --client cursor`
+    Uninstall(UninstallArgs),
     /// The persisted catalog of servers' tools (in the user's cache folder).
     ///
     /// Example: `toolshelf cache path`, `toolshelf cache clear`
@@ -159,6 +174,36 @@ pub struct ImportArgs {
     /// With --write: replace FILE if it exists.
     #[arg(long, requires = "write")]
     pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ClientArgs {
+    /// The client whose config to change.
+    #[arg(long, value_enum)]
+    pub client: crate::clients::Client,
+    /// The user's config (every project) or the current folder's project config.
+    #[arg(long, value_enum, default_value_t)]
+    pub scope: crate::clients::Scope,
+    /// The client's config file, when it is not where the client keeps it.
+    #[arg(long, value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// Print the change as a diff; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    #[command(flatten)]
+    pub client: ClientArgs,
+    #[command(flatten)]
+    pub config: ConfigArg,
+}
+
+#[derive(Debug, Args)]
+pub struct UninstallArgs {
+    #[command(flatten)]
+    pub client: ClientArgs,
 }
 
 #[derive(Debug, Args)]

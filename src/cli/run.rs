@@ -183,6 +183,20 @@ pub async fn run(command: Command, shutdown: impl Future<Output = ()>) -> ExitCo
             let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr());
             shell_exit(crate::import::import(&request, &mut out, &mut err))
         }
+        Command::Install(args) => {
+            let request = install_request(&args.client, args.config.config);
+            shell_exit(crate::install::install(
+                &request,
+                &mut std::io::stdout().lock(),
+            ))
+        }
+        Command::Uninstall(args) => {
+            let request = install_request(&args.client, None);
+            shell_exit(crate::install::uninstall(
+                &request,
+                &mut std::io::stdout().lock(),
+            ))
+        }
         Command::Cache(CacheCommand::Path) => match crate::catalog::cache::folder() {
             Ok(folder) => write_stdout(&format!("{}\n", folder.display())),
             Err(error) => {
@@ -307,5 +321,18 @@ fn write_stdout(text: &str) -> ExitCode {
     match std::io::stdout().lock().write_all(text.as_bytes()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(_) => ExitCode::FAILURE,
+    }
+}
+
+fn install_request(
+    args: &super::ClientArgs,
+    config: Option<std::path::PathBuf>,
+) -> crate::install::InstallRequest<'_> {
+    crate::install::InstallRequest {
+        client: args.client,
+        scope: args.scope,
+        config,
+        dry_run: args.dry_run,
+        file: args.file.as_deref(),
     }
 }

@@ -53,7 +53,7 @@ pub fn import(
     };
     let file = match std::fs::read_to_string(&path)
         .map_err(|error| error.to_string())
-        .and_then(|text| serde_json::from_str::<Value>(&text).map_err(|error| error.to_string()))
+        .and_then(|text| parse_config(&text, &path, client))
     {
         Ok(file) => file,
         Err(error) => {
@@ -149,6 +149,21 @@ pub fn import(
     Ok(CommandEnd::Done)
 }
 
+/// A client's config file as JSON: Codex's is TOML (`--from codex`, or a `.toml` file).
+fn parse_config(text: &str, path: &Path, client: Option<Client>) -> Result<Value, String> {
+    let toml = match client {
+        Some(client) => client.format() == crate::clients::Format::Toml,
+        None => path
+            .extension()
+            .is_some_and(|extension| extension == "toml"),
+    };
+    if toml {
+        toml_edit::de::from_str::<Value>(text).map_err(|error| error.to_string())
+    } else {
+        serde_json::from_str::<Value>(text).map_err(|error| error.to_string())
+    }
+}
+
 /// The file to read and the client it is from (`None`: to be guessed from its shape).
 fn find(
     request: &ImportRequest<'_>,
@@ -160,6 +175,13 @@ fn find(
     let home =
         dirs::home_dir().ok_or("cannot find the home folder; give the client's config FILE")?;
     let config_dir = dirs::config_dir().unwrap_or_else(|| home.join(".config"));
+    let codex_home = std::env::var_os("CODEX_HOME").map(std::path::PathBuf::from);
+    let places = crate::clients::Places {
+        home: &home,
+        config_dir: &config_dir,
+        here,
+        codex_home: codex_home.as_deref(),
+    };
     let candidates: Vec<Client> = match request.from {
         Some(client) => vec![client],
         None => Client::ALL.to_vec(),
@@ -168,7 +190,7 @@ fn find(
         .iter()
         .filter_map(|client| {
             let path = client
-                .locations(&home, &config_dir, here)
+                .locations(&places)
                 .into_iter()
                 .find(|path| path.is_file())?;
             Some((path, *client))
@@ -179,7 +201,7 @@ fn find(
         [] => {
             let looked: Vec<String> = candidates
                 .iter()
-                .flat_map(|client| client.locations(&home, &config_dir, here))
+                .flat_map(|client| client.locations(&places))
                 .map(|path| path.display().to_string())
                 .collect();
             Err(format!(

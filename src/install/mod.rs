@@ -1,0 +1,229 @@
+//! `toolshelf install --client NAME` and `toolshelf uninstall --client NAME`: toolshelf's entry
+//! in an MCP client's own config file, set or taken out in place. Everything else in the file
+//! stays as it was, byte for byte; a second install changes nothing and says so; the file as it
+//! was is kept beside it (`FILE.toolshelf-backup`) before each change; `--dry-run` prints the
+//! change as a diff and writes nothing.
+
+mod edit;
+mod launch;
+
+use std::{
+    io::Write,
+    path::{Path, PathBuf},
+};
+
+use crate::{
+    clients::{Client, Places, Scope},
+    shell::CommandEnd,
+};
+
+/// The name of toolshelf's entry among the client's servers.
+pub const ENTRY_NAME: &str = "toolshelf";
+
+/// What `install` and `uninstall` were asked.
+pub struct InstallRequest<'a> {
+    pub client: Client,
+    pub scope: Scope,
+    /// The toolbox config the entry serves (install only).
+    pub config: Option<PathBuf>,
+    pub dry_run: bool,
+    /// The client's config file, when not where the client keeps it.
+    pub file: Option<&'a Path>,
+}
+
+/// Sets toolshelf's entry in the client's config.
+pub fn install(request: &InstallRequest<'_>, out: &mut dyn Write) -> std::io::Result<CommandEnd> {
+    if request.file.is_none()
+        && let Err(message) = client_file(request.client, request.scope)
+    {
+        writeln!(out, "error: {message}")?;
+        return Ok(CommandEnd::Usage);
+    }
+    let (config, source) = crate::config::locate(request.config.clone());
+    if let Err(error) = crate::config::load_from(&config, source) {
+        writeln!(out, "error: {error}")?;
+        return Ok(CommandEnd::Usage);
+    }
+    let config = std::fs::canonicalize(&config).unwrap_or(config);
+    let launch = launch::Launch::of_this_program();
+    let args = launch.args(&config);
+    let entry = request.client.stdio_entry(&launch.command, &args);
+    change(request, out, |format, text, key, _file| {
+        edit::set(format, text, key, ENTRY_NAME, &entry).map(Some)
+    })
+}
+
+/// Takes toolshelf's entry out of the client's config.
+pub fn uninstall(request: &InstallRequest<'_>, out: &mut dyn Write) -> std::io::Result<CommandEnd> {
+    change(request, out, |format, text, key, file| {
+        // The file as it was before install, when only install's entry was added since: given
+        // back as it was, whatever install's edit did to its layout.
+        if let Ok(before) = std::fs::read_to_string(backup_of(file))
+            && edit::entry(format, &before, key, ENTRY_NAME)?.is_none()
+            && let Some(entry) = edit::entry(format, text, key, ENTRY_NAME)?
+            && edit::set(format, &before, key, ENTRY_NAME, &entry)? == text
+        {
+            return Ok(Some(before));
+        }
+        edit::remove(format, text, key, ENTRY_NAME)
+    })
+}
+
+/// Where the file as it was before the last change is kept.
+fn backup_of(file: &Path) -> PathBuf {
+    let mut name = file.as_os_str().to_owned();
+    name.push(".toolshelf-backup");
+    PathBuf::from(name)
+}
+
+fn change(
+    request: &InstallRequest<'_>,
+    out: &mut dyn Write,
+    edit: impl Fn(crate::clients::Format, &str, &str, &Path) -> Result<Option<String>, String>,
+) -> std::io::Result<CommandEnd> {
+    let client = request.client;
+    let file = match request.file {
+        Some(file) => file.to_owned(),
+        None => match client_file(client, request.scope) {
+            Ok(file) => file,
+            Err(message) => {
+                writeln!(out, "error: {message}")?;
+                return Ok(CommandEnd::Usage);
+            }
+        },
+    };
+    let before = match std::fs::read_to_string(&file) {
+        Ok(text) => Some(text),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+        Err(error) => {
+            writeln!(out, "error: cannot read {}: {error}", file.display())?;
+            return Ok(CommandEnd::Failed);
+        }
+    };
+    let old = before.as_deref().unwrap_or("");
+    let after = match edit(client.format(), old, client.servers_key(), &file) {
+        Ok(Some(after)) => after,
+        Ok(None) => {
+            writeln!(
+                out,
+                "{} has no `{ENTRY_NAME}` entry ({}); nothing changed",
+                file.display(),
+                client.name()
+            )?;
+            return Ok(CommandEnd::Done);
+        }
+        Err(problem) => {
+            writeln!(
+                out,
+                "error: cannot edit {} ({}'s config): {problem}. Fix the file, or give another with --file.",
+                file.display(),
+                client.name()
+            )?;
+            return Ok(CommandEnd::Usage);
+        }
+    };
+    if after == old && before.is_some() {
+        writeln!(
+            out,
+            "{} already has this `{ENTRY_NAME}` entry ({}); nothing changed",
+            file.display(),
+            client.name()
+        )?;
+        return Ok(CommandEnd::Done);
+    }
+    if request.dry_run {
+        write!(out, "{}", diff(&file, old, &after))?;
+        writeln!(out, "dry run: {} not changed", file.display())?;
+        return Ok(CommandEnd::Done);
+    }
+    // What is left of a file install made, once its entry is out: nothing.
+    let emptied = matches!(after.trim(), "" | "{}");
+    match write_with_backup(&file, before.as_deref(), &after, emptied) {
+        Ok(backup) => {
+            let kept = match backup {
+                Some(backup) => format!("; the file as it was is in {}", backup.display()),
+                None => String::new(),
+            };
+            let done = match emptied {
+                true => "removed",
+                false => "wrote",
+            };
+            writeln!(
+                out,
+                "{done} {} ({}){kept}. Restart {} (or reload its MCP servers) for the change to apply.",
+                file.display(),
+                client.name(),
+                client.name()
+            )?;
+            Ok(CommandEnd::Done)
+        }
+        Err(error) => {
+            writeln!(out, "error: cannot write {}: {error}", file.display())?;
+            Ok(CommandEnd::Failed)
+        }
+    }
+}
+
+/// Where `client` keeps its config of `scope` on this machine.
+fn client_file(client: Client, scope: Scope) -> Result<PathBuf, String> {
+    let home = dirs::home_dir().ok_or("cannot find the home folder; give the file with --file")?;
+    let config_dir = dirs::config_dir().unwrap_or_else(|| home.join(".config"));
+    let here = std::env::current_dir().map_err(|error| format!("no current folder: {error}"))?;
+    let codex_home = std::env::var_os("CODEX_HOME").map(PathBuf::from);
+    let places = Places {
+        home: &home,
+        config_dir: &config_dir,
+        here: &here,
+        codex_home: codex_home.as_deref(),
+    };
+    client
+        .file(scope, &places)
+        .ok_or_else(|| format!("{} has no project config; use --scope user", client.name()))
+}
+
+/// Writes `after` to `file` through a temporary file beside it, keeping `before` (if the file
+/// existed) in `FILE.toolshelf-backup` first; the file keeps its permissions.
+fn write_with_backup(
+    file: &Path,
+    before: Option<&str>,
+    after: &str,
+    emptied: bool,
+) -> std::io::Result<Option<PathBuf>> {
+    if let Some(parent) = file.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let backup = match before {
+        Some(before) => {
+            let backup = backup_of(file);
+            std::fs::write(&backup, before)?;
+            if let Ok(metadata) = std::fs::metadata(file) {
+                std::fs::set_permissions(&backup, metadata.permissions())?;
+            }
+            Some(backup)
+        }
+        None => None,
+    };
+    if emptied {
+        std::fs::remove_file(file)?;
+        return Ok(backup);
+    }
+    let mut temporary = file.as_os_str().to_owned();
+    temporary.push(".toolshelf-new");
+    let temporary = PathBuf::from(temporary);
+    std::fs::write(&temporary, after)?;
+    if let Ok(metadata) = std::fs::metadata(file) {
+        std::fs::set_permissions(&temporary, metadata.permissions())?;
+    }
+    std::fs::rename(&temporary, file)?;
+    Ok(backup)
+}
+
+/// The change as a unified diff.
+fn diff(file: &Path, before: &str, after: &str) -> String {
+    let name = file.display().to_string();
+    similar::TextDiff::from_lines(before, after)
+        .unified_diff()
+        .context_radius(3)
+        .header(&name, &name)
+        .to_string()
+}
