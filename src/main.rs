@@ -7,7 +7,7 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use toolshelf::cli::{Cli, Command};
 use tracing_subscriber::EnvFilter;
 
@@ -20,6 +20,8 @@ const DEFAULT_LOG_FILTER: &str = "warn,toolshelf=info,rmcp=error";
 const CHECK_LOG_FILTER: &str = "warn,rmcp=error,toolshelf::toolboxes::slot=error";
 
 fn main() -> ExitCode {
+    // A shell asking for completions (COMPLETE=bash toolshelf -- …) gets them and nothing else.
+    clap_complete::CompleteEnv::with_factory(Cli::command).complete();
     return_large_buffers_to_the_system();
     let cli = Cli::parse();
     if let Command::ProcessGuard = cli.command {

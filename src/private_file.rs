@@ -16,7 +16,10 @@ pub(crate) fn write(path: &Path, text: &[u8]) -> Result<Option<SystemTime>, Stri
     // Two writers of one path in this process (two sessions' starts of one server) must not
     // share a temporary file.
     static WRITES: AtomicU64 = AtomicU64::new(0);
-    let folder = path.parent().unwrap_or(Path::new("."));
+    let folder = path
+        .parent()
+        .filter(|parent| !parent.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)

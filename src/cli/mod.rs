@@ -1,5 +1,6 @@
 //! Command-line interface.
 
+mod completion;
 mod run;
 
 pub use run::run;
@@ -7,6 +8,7 @@ pub use run::run;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
+use clap_complete::ArgValueCandidates;
 
 /// One MCP server in front of many: agents see `open_toolbox` and `use_tool`, toolboxes of child
 /// MCP servers start on demand.
@@ -53,6 +55,24 @@ pub enum Command {
     /// Example: `toolshelf import --from claude-desktop --write toolboxes.json`, `toolshelf
     /// import .vscode/mcp.json --toolbox dev`
     Import(ImportArgs),
+    /// Write a starter config to edit, or, with --import, one made from a client's config.
+    ///
+    /// The starter has one toolbox with one server; --import does what `toolshelf import
+    /// --write` does.
+    ///
+    /// Example: `toolshelf init`, `toolshelf init --import --from claude-desktop`
+    Init(InitArgs),
+    /// Add a server to a toolbox of the config (made, with the file, when missing).
+    ///
+    /// The rest of the file stays as written, and a change that breaks the config is refused.
+    ///
+    /// Example: `toolshelf add files fs -- npx -y @modelcontextprotocol/server-filesystem .`,
+    /// `toolshelf add work linear --url https://mcp.linear.app/mcp`
+    Add(AddArgs),
+    /// Remove a server from a toolbox of the config (and the toolbox, if it was its last).
+    ///
+    /// Example: `toolshelf remove files fs`
+    Remove(RemoveArgs),
     /// Put toolshelf, serving your toolbox config, into an MCP client's config.
     ///
     /// The entry is set in the client's own file in place: everything else is kept byte for
@@ -117,6 +137,7 @@ pub struct ConfigArg {
 #[derive(Debug, Args)]
 pub struct ToolsArgs {
     /// The toolbox to list (default: every toolbox).
+    #[arg(add = ArgValueCandidates::new(completion::toolboxes))]
     pub toolbox: Option<String>,
     /// Print what `open_toolbox` returns, as JSON (an array of those without TOOLBOX).
     #[arg(long)]
@@ -130,10 +151,13 @@ pub struct ToolsArgs {
 #[derive(Debug, Args)]
 pub struct CallArgs {
     /// The toolbox.
+    #[arg(add = ArgValueCandidates::new(completion::toolboxes))]
     pub toolbox: String,
     /// The server, as named in the toolbox.
+    #[arg(add = ArgValueCandidates::new(completion::servers))]
     pub server: String,
     /// The tool's name or alias.
+    #[arg(add = ArgValueCandidates::new(completion::tools))]
     pub tool: String,
     /// Arguments as KEY=VALUE (typed by the tool's input schema: `count=3` is a number where the
     /// schema says integer) or KEY:=JSON (taken as JSON).
@@ -174,6 +198,57 @@ pub struct ImportArgs {
     /// With --write: replace FILE if it exists.
     #[arg(long, requires = "write")]
     pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    #[command(flatten)]
+    pub config: ConfigArg,
+    /// Replace the file if it exists.
+    #[arg(long)]
+    pub force: bool,
+    /// Make the config from an MCP client's config found on this machine (see `import`).
+    #[arg(long)]
+    pub import: bool,
+    /// With --import: the client to import from (default: the one whose config is found).
+    #[arg(long, value_enum, requires = "import")]
+    pub from: Option<crate::clients::Client>,
+}
+
+#[derive(Debug, Args)]
+pub struct AddArgs {
+    /// The toolbox (made when missing).
+    #[arg(add = ArgValueCandidates::new(completion::toolboxes))]
+    pub toolbox: String,
+    /// The server's name in the toolbox.
+    pub name: String,
+    /// The server's command and its arguments, after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+    /// A remote server's URL (instead of a command).
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+    /// An environment variable of the server, KEY=VALUE (repeatable; `${VAR}` is expanded
+    /// when toolshelf starts it).
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub env: Vec<String>,
+    /// A new toolbox's description, which the agent reads before opening it.
+    #[arg(long, value_name = "TEXT")]
+    pub description: Option<String>,
+    #[command(flatten)]
+    pub config: ConfigArg,
+}
+
+#[derive(Debug, Args)]
+pub struct RemoveArgs {
+    /// The toolbox.
+    #[arg(add = ArgValueCandidates::new(completion::toolboxes))]
+    pub toolbox: String,
+    /// The server's name in the toolbox.
+    #[arg(add = ArgValueCandidates::new(completion::servers))]
+    pub name: String,
+    #[command(flatten)]
+    pub config: ConfigArg,
 }
 
 #[derive(Debug, Args)]
@@ -233,7 +308,7 @@ pub enum CacheCommand {
 #[derive(Debug, Args)]
 pub struct TargetArgs {
     /// The server, as TOOLBOX/SERVER.
-    #[arg(value_name = "TOOLBOX/SERVER")]
+    #[arg(value_name = "TOOLBOX/SERVER", add = ArgValueCandidates::new(completion::toolbox_servers))]
     pub target: String,
     #[command(flatten)]
     pub config: ConfigArg,

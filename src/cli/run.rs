@@ -113,9 +113,30 @@ pub async fn run(command: Command, shutdown: impl Future<Output = ()>) -> ExitCo
             login_exit(crate::oauth::logout(&config, &args.target, &mut say).await)
         }
         Command::Completions { shell } => {
+            use clap_complete::env::{Bash, Elvish, EnvCompleter, Fish, Powershell, Zsh};
+            let registration: &dyn EnvCompleter = match shell {
+                clap_complete::Shell::Bash => &Bash,
+                clap_complete::Shell::Zsh => &Zsh,
+                clap_complete::Shell::Fish => &Fish,
+                clap_complete::Shell::Elvish => &Elvish,
+                _ => &Powershell,
+            };
             let mut script = Vec::new();
-            clap_complete::generate(shell, &mut Cli::command(), "toolshelf", &mut script);
-            write_stdout(&String::from_utf8_lossy(&script))
+            // The script runs `toolshelf` from PATH at each TAB, with COMPLETE set (see main).
+            let written = registration.write_registration(
+                "COMPLETE",
+                "toolshelf",
+                "toolshelf",
+                "toolshelf",
+                &mut script,
+            );
+            match written {
+                Ok(()) => write_stdout(&String::from_utf8_lossy(&script)),
+                Err(error) => {
+                    eprintln!("error: cannot write the completion script: {error}");
+                    ExitCode::FAILURE
+                }
+            }
         }
         Command::Man => {
             let mut page = Vec::new();
@@ -182,6 +203,45 @@ pub async fn run(command: Command, shutdown: impl Future<Output = ()>) -> ExitCo
             // stderr is not locked for the whole command: progress bars and logs write to it meanwhile.
             let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr());
             shell_exit(crate::import::import(&request, &mut out, &mut err))
+        }
+        Command::Init(args) => {
+            let (path, _) = config::locate(args.config.config);
+            if args.import {
+                let request = crate::import::ImportRequest {
+                    from: args.from,
+                    file: None,
+                    toolbox: None,
+                    write: Some(&path),
+                    force: args.force,
+                };
+                let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr());
+                return shell_exit(crate::import::import(&request, &mut out, &mut err));
+            }
+            shell_exit(crate::config_commands::init(
+                &path,
+                args.force,
+                &mut std::io::stdout().lock(),
+            ))
+        }
+        Command::Add(args) => {
+            let (path, source) = config::locate(args.config.config);
+            let server = crate::config_commands::NewServer {
+                toolbox: &args.toolbox,
+                name: &args.name,
+                description: args.description.as_deref(),
+                url: args.url.as_deref(),
+                command: &args.command,
+                env: &args.env,
+            };
+            let out = &mut std::io::stdout().lock();
+            shell_exit(crate::config_commands::add(&path, source, &server, out))
+        }
+        Command::Remove(args) => {
+            let (path, source) = config::locate(args.config.config);
+            let out = &mut std::io::stdout().lock();
+            let removed =
+                crate::config_commands::remove(&path, source, &args.toolbox, &args.name, out);
+            shell_exit(removed)
         }
         Command::Install(args) => {
             let request = install_request(&args.client, args.config.config);

@@ -283,7 +283,10 @@ pub fn load_from(path: &Path, from: ConfigSource) -> Result<Config, ConfigError>
         from,
         source,
     })?;
-    let base_dir = path.parent().unwrap_or(Path::new("."));
+    let base_dir = path
+        .parent()
+        .filter(|parent| !parent.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let file = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
     validate::parse(&text, base_dir, Some(&file), &|name| {
         std::env::var(name).ok()

@@ -1,13 +1,9 @@
 //! One server entry set in, or taken out of, a client's config text, every other byte kept: the
-//! JSON (with comments) through a concrete syntax tree, the TOML through `toml_edit`'s document.
+//! JSON (with comments) through `json_edit`, the TOML through `toml_edit`'s document.
 
-use jsonc_parser::{
-    ParseOptions,
-    cst::{CstInputValue, CstRootNode},
-};
 use serde_json::Value;
 
-use crate::clients::Format;
+use crate::{clients::Format, json_edit};
 
 /// `text` with `servers_key.name` set to `entry`, made when missing; an empty `text` is a new
 /// file. Err says why the text cannot be edited.
@@ -19,7 +15,7 @@ pub(super) fn set(
     entry: &Value,
 ) -> Result<String, String> {
     match format {
-        Format::Json => set_json(text, servers_key, name, entry),
+        Format::Json => json_edit::set(text, &[servers_key, name], entry),
         Format::Toml => set_toml(text, servers_key, name, entry),
     }
 }
@@ -33,7 +29,7 @@ pub(super) fn remove(
     name: &str,
 ) -> Result<Option<String>, String> {
     match format {
-        Format::Json => remove_json(text, servers_key, name),
+        Format::Json => json_edit::remove(text, &[servers_key, name], 1),
         Format::Toml => remove_toml(text, servers_key, name),
     }
 }
@@ -47,90 +43,13 @@ pub(super) fn entry(
 ) -> Result<Option<Value>, String> {
     let document: Value = match format {
         Format::Json if text.trim().is_empty() => return Ok(None),
-        Format::Json => jsonc_parser::parse_to_serde_value::<Value>(text, &json_options())
-            .map_err(|error| error.to_string())?,
+        Format::Json => json_edit::parse(text)?,
         Format::Toml => toml_edit::de::from_str(text).map_err(|error| error.to_string())?,
     };
     Ok(document
         .get(servers_key)
         .and_then(|servers| servers.get(name))
         .cloned())
-}
-
-fn json_options() -> ParseOptions {
-    ParseOptions {
-        allow_comments: true,
-        allow_trailing_commas: true,
-        allow_loose_object_property_names: false,
-        ..ParseOptions::default()
-    }
-}
-
-fn parse_json(text: &str) -> Result<CstRootNode, String> {
-    let text = if text.trim().is_empty() { "{}\n" } else { text };
-    CstRootNode::parse(text, &json_options()).map_err(|error| error.to_string())
-}
-
-fn set_json(text: &str, servers_key: &str, name: &str, entry: &Value) -> Result<String, String> {
-    let root = parse_json(text)?;
-    let Some(top) = root.object_value() else {
-        return Err("it is not a JSON object".into());
-    };
-    let servers = match top.get(servers_key) {
-        Some(property) => property
-            .object_value()
-            .ok_or_else(|| format!("its `{servers_key}` is not an object"))?,
-        None => top
-            .append(servers_key, CstInputValue::Object(Vec::new()))
-            .object_value()
-            .ok_or("cannot add an object")?,
-    };
-    match servers.get(name) {
-        Some(property) => property.set_value(input(entry)),
-        None => {
-            servers.append(name, input(entry));
-        }
-    }
-    Ok(root.to_string())
-}
-
-fn remove_json(text: &str, servers_key: &str, name: &str) -> Result<Option<String>, String> {
-    let root = parse_json(text)?;
-    let Some(servers) = root
-        .object_value()
-        .and_then(|top| top.get(servers_key))
-        .and_then(|property| property.object_value())
-    else {
-        return Ok(None);
-    };
-    let Some(property) = servers.get(name) else {
-        return Ok(None);
-    };
-    property.remove();
-    if servers.properties().is_empty()
-        && let Some(top) = root.object_value()
-        && let Some(key) = top.get(servers_key)
-    {
-        key.remove();
-    }
-    Ok(Some(root.to_string()))
-}
-
-/// serde_json's value as the CST's input, keys in their order.
-fn input(value: &Value) -> CstInputValue {
-    match value {
-        Value::Null => CstInputValue::Null,
-        Value::Bool(flag) => CstInputValue::Bool(*flag),
-        Value::Number(number) => CstInputValue::Number(number.to_string()),
-        Value::String(text) => CstInputValue::String(text.clone()),
-        Value::Array(items) => CstInputValue::Array(items.iter().map(input).collect()),
-        Value::Object(members) => CstInputValue::Object(
-            members
-                .iter()
-                .map(|(key, value)| (key.clone(), input(value)))
-                .collect(),
-        ),
-    }
 }
 
 fn set_toml(text: &str, servers_key: &str, name: &str, entry: &Value) -> Result<String, String> {

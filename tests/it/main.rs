@@ -8,6 +8,7 @@ mod child_offers;
 mod cli;
 mod client_tasks;
 mod clients;
+mod config_commands;
 mod config_errors;
 mod conformance;
 mod contract;

@@ -1,0 +1,117 @@
+//! The names the shell completes, asked of toolshelf at each TAB (clap's `COMPLETE=SHELL`
+//! protocol, which `toolshelf completions SHELL` registers): toolbox and server names from the
+//! config, tool names from the persisted catalog. Nothing is started: a server whose tools were
+//! never listed offers none.
+
+use std::{ffi::OsString, path::PathBuf};
+
+use clap_complete::CompletionCandidate;
+
+use crate::{catalog::cache::CatalogCache, config::Config};
+
+/// The config the command line being completed names (`--config FILE`), else the one toolshelf
+/// would read; `None` when it does not load.
+fn config() -> Option<Config> {
+    let words: Vec<OsString> = std::env::args_os().collect();
+    let named = words
+        .windows(2)
+        .find_map(|pair| (pair[0] == "--config").then(|| PathBuf::from(&pair[1])));
+    let named = named.or_else(|| {
+        words
+            .iter()
+            .find_map(|word| word.to_str()?.strip_prefix("--config=").map(PathBuf::from))
+    });
+    let (path, source) = crate::config::locate(named);
+    crate::config::load_from(&path, source).ok()
+}
+
+/// The words already typed on the line being completed.
+fn typed() -> Vec<String> {
+    std::env::args().collect()
+}
+
+fn candidates(names: impl IntoIterator<Item = String>) -> Vec<CompletionCandidate> {
+    names.into_iter().map(CompletionCandidate::new).collect()
+}
+
+/// Toolbox names, with their descriptions as help.
+pub(super) fn toolboxes() -> Vec<CompletionCandidate> {
+    let Some(config) = config() else {
+        return Vec::new();
+    };
+    config
+        .toolboxes
+        .values()
+        .map(|toolbox| {
+            CompletionCandidate::new(&toolbox.name).help(Some(toolbox.description.clone().into()))
+        })
+        .collect()
+}
+
+/// Server names: those of the toolbox typed on the line, else of every toolbox.
+pub(super) fn servers() -> Vec<CompletionCandidate> {
+    let Some(config) = config() else {
+        return Vec::new();
+    };
+    let typed = typed();
+    let chosen: Vec<_> = config
+        .toolboxes
+        .values()
+        .filter(|toolbox| typed.contains(&toolbox.name))
+        .collect();
+    let toolboxes = match chosen.is_empty() {
+        true => config.toolboxes.values().collect(),
+        false => chosen,
+    };
+    let mut names: Vec<String> = toolboxes
+        .iter()
+        .flat_map(|toolbox| toolbox.servers.iter().map(|server| server.name.clone()))
+        .collect();
+    names.dedup();
+    candidates(names)
+}
+
+/// `TOOLBOX/SERVER` pairs, for `login` and `logout`.
+pub(super) fn toolbox_servers() -> Vec<CompletionCandidate> {
+    let Some(config) = config() else {
+        return Vec::new();
+    };
+    candidates(config.toolboxes.values().flat_map(|toolbox| {
+        toolbox
+            .servers
+            .iter()
+            .map(|server| format!("{}/{}", toolbox.name, server.name))
+    }))
+}
+
+/// Tool names from the persisted catalog: of the toolbox and server typed on the line, else of
+/// every server.
+pub(super) fn tools() -> Vec<CompletionCandidate> {
+    let Some(config) = config() else {
+        return Vec::new();
+    };
+    let Some(cache) = CatalogCache::new(&config.catalog) else {
+        return Vec::new();
+    };
+    let typed = typed();
+    let servers: Vec<_> = config
+        .toolboxes
+        .values()
+        .flat_map(|toolbox| toolbox.servers.iter().map(move |server| (toolbox, server)))
+        .collect();
+    let chosen: Vec<_> = servers
+        .iter()
+        .filter(|(toolbox, server)| typed.contains(&toolbox.name) && typed.contains(&server.name))
+        .collect();
+    let servers: Vec<_> = match chosen.is_empty() {
+        true => servers.iter().collect(),
+        false => chosen,
+    };
+    let mut names: Vec<String> = servers
+        .iter()
+        .flat_map(|(_, server)| cache.file(server).kept_tool_names())
+        .collect();
+    names.sort();
+    names.dedup();
+    candidates(names)
+}
