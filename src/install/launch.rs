@@ -1,6 +1,7 @@
 //! The command a client runs to start this toolshelf: the binary's own path, or, when this
-//! binary runs from a package manager's cache that may be emptied (`npx`, `uvx`), the package
-//! manager's command that fetches it again, at this version.
+//! binary runs from a package runner's cache, which may be emptied (`npx`, `uvx`, `pipx run`),
+//! the runner's command that fetches it again, at this version. A package installed for good
+//! (`npm install -g`, `uv tool install`, `pipx install`, `cargo install`) is started by its path.
 
 use std::path::{Path, PathBuf};
 
@@ -25,15 +26,21 @@ impl Launch {
     fn of(program: &Path) -> Launch {
         let path = program.to_string_lossy();
         let pinned = format!("{PACKAGE}@{}", env!("CARGO_PKG_VERSION"));
-        if path.contains("/_npx/") || path.contains("/node_modules/") {
+        if path.contains("/_npx/") {
             Launch {
                 command: "npx".into(),
                 prefix: vec!["-y".into(), pinned],
             }
-        } else if path.contains("/uv/archive-v") || path.contains("/.cache/uv/") {
+        } else if path.contains("/uv/archive-v") {
             Launch {
                 command: "uvx".into(),
                 prefix: vec![pinned],
+            }
+        } else if path.contains("/pipx/.cache/") {
+            let spec = format!("{PACKAGE}=={}", env!("CARGO_PKG_VERSION"));
+            Launch {
+                command: "pipx".into(),
+                prefix: vec!["run".into(), "--spec".into(), spec, PACKAGE.into()],
             }
         } else {
             Launch {
@@ -79,6 +86,20 @@ mod tests {
         );
         let uvx = Launch::of(Path::new("/home/u/.cache/uv/archive-v0/AbC/bin/toolshelf"));
         assert_eq!(uvx.command, "uvx");
+        let pipx = Launch::of(Path::new(
+            "/home/u/.local/pipx/.cache/0123abcd/bin/toolshelf",
+        ));
+        assert_eq!(
+            pipx.args(Path::new("/c.json"))[..4],
+            [
+                "run",
+                "--spec",
+                &format!("toolshelf-mcp=={version}"),
+                "toolshelf-mcp"
+            ]
+        );
+        let global = "/usr/lib/node_modules/toolshelf-mcp-linux-x64/bin/toolshelf";
+        assert_eq!(Launch::of(Path::new(global)).command, global);
         let installed = Launch::of(Path::new("/home/u/.cargo/bin/toolshelf"));
         assert_eq!(installed.command, "/home/u/.cargo/bin/toolshelf");
         assert_eq!(

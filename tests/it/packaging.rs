@@ -20,8 +20,12 @@ use crate::harness::{
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-/// The folder holding the built packages, built on first use.
+/// The folder holding the built packages, built on first use; `TOOLSHELF_PACKAGES=OUT` tests
+/// the packages a `scripts/package.sh OUT` built instead (a release's, say).
 fn packages() -> PathBuf {
+    if let Some(built) = std::env::var_os("TOOLSHELF_PACKAGES") {
+        return PathBuf::from(built);
+    }
     static BUILT: OnceLock<Mutex<bool>> = OnceLock::new();
     let out = Path::new(ROOT).join("target/packages");
     let mut built = BUILT
@@ -141,6 +145,37 @@ async fn the_npm_packages_install_offline_and_npx_runs_a_session() {
         .current_dir(project.path())
         .env("npm_config_cache", Path::new(ROOT).join("target/npm-cache"));
     session_through(npx, &config).await;
+
+    // Into a client: the package writes its own entry, which starts it (an installed package
+    // is started by its path, not through npx's cache).
+    let client_file = project.path().join("cursor-mcp.json");
+    let (file_arg, config_arg) = (
+        client_file.display().to_string(),
+        config.display().to_string(),
+    );
+    let install = [
+        "--offline",
+        "toolshelf-mcp",
+        "install",
+        "--client",
+        "cursor",
+        "--file",
+        &file_arg,
+        "--config",
+        &config_arg,
+    ];
+    let installed = run_offline(project.path(), "npx", &install);
+    assert!(installed.status.success(), "{installed:?}");
+    let written: Value =
+        serde_json::from_slice(&std::fs::read(&client_file).expect("client file")).expect("JSON");
+    let entry = &written["mcpServers"]["toolshelf"];
+    let command = entry["command"].as_str().expect("command");
+    assert!(
+        command.ends_with("node_modules/toolshelf-mcp-linux-x64/bin/toolshelf"),
+        "{command}"
+    );
+    assert_eq!(entry["args"], json!(["serve", "--config", config_arg]));
+    session_through(offline(command), &config).await;
 
     // The launcher ends as toolshelf ends: its exit code…
     let bad = run_offline(

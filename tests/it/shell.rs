@@ -190,8 +190,27 @@ fn completions_and_the_man_page_come_from_the_parser_s_definitions() {
     for shell in ["bash", "zsh", "fish"] {
         let (code, script, stderr) = run(cache.path(), &["completions", shell]);
         assert_eq!(code, 0, "{stderr}");
-        for command in ["call", "tools", "check", "serve"] {
-            assert!(script.contains(command), "{shell}: no {command}");
+        // The script asks toolshelf itself at each TAB (see config_commands for names).
+        assert!(
+            script.contains(&format!("COMPLETE={shell}"))
+                || script.contains(&format!("COMPLETE=\"{shell}\"")),
+            "{shell}: {script}"
+        );
+        let offered = std::process::Command::new(crate::harness::toolshelf_bin())
+            .args(["--", "toolshelf", ""])
+            .env("COMPLETE", shell)
+            .env("_CLAP_IFS", "\n")
+            .env("_CLAP_COMPLETE_INDEX", "1")
+            .output()
+            .expect("ask for completions");
+        let offered = String::from_utf8_lossy(&offered.stdout);
+        for command in ["call", "tools", "check", "serve", "install"] {
+            assert!(
+                offered
+                    .lines()
+                    .any(|line| line.split([':', '\t']).next() == Some(command)),
+                "{shell}: no {command} in {offered}"
+            );
         }
         if shell == "bash" {
             let mut checked = std::process::Command::new("bash")
