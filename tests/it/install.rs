@@ -269,3 +269,77 @@ fn a_file_that_cannot_be_edited_or_a_scope_a_client_lacks_is_refused_at_once() {
         "{\"mcpServers\": "
     );
 }
+
+/// A client's own CLI, run offline with `home` as its home folder.
+fn client_cli(home: &Path, folder: &Path, program: &str, args: &[&str]) -> String {
+    let cli = crate::harness::client_clis_dir()
+        .join("node_modules/.bin")
+        .join(program);
+    let output = std::process::Command::new("unshare")
+        .arg("-rn")
+        .arg(&cli)
+        .args(args)
+        .current_dir(folder)
+        .env("HOME", home)
+        .env("CODEX_HOME", home.join(".codex"))
+        .env("XDG_CACHE_HOME", fresh_cache())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|error| panic!("run {program}: {error}"));
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+#[test]
+fn codex_reads_the_entry_back_and_gemini_connects_through_it() {
+    let home = home_with_files();
+    let (_dir, config_arg) = dev_config();
+    for client in ["codex", "gemini"] {
+        let (code, said) = run(
+            home.path(),
+            &["install", "--client", client, "--config", &config_arg],
+        );
+        assert_eq!(code, 0, "{said}");
+    }
+    let toolshelf = std::fs::canonicalize(crate::harness::toolshelf_bin()).expect("binary");
+
+    let codex = client_cli(
+        home.path(),
+        home.path(),
+        "codex",
+        &["mcp", "get", "toolshelf", "--json"],
+    );
+    let json_at = codex.find('{').unwrap_or_else(|| panic!("codex: {codex}"));
+    let read: Value = serde_json::Deserializer::from_str(&codex[json_at..])
+        .into_iter()
+        .next()
+        .and_then(Result::ok)
+        .unwrap_or_else(|| panic!("codex: {codex}"));
+    assert_eq!(read["transport"]["type"], "stdio", "{codex}");
+    assert_eq!(
+        read["transport"]["command"],
+        toolshelf.display().to_string()
+    );
+    assert_eq!(
+        read["transport"]["args"],
+        json!(["serve", "--config", config_arg])
+    );
+
+    // Gemini CLI lists the servers of trusted folders only, and connects to each it lists.
+    let project = tempfile::tempdir().expect("project");
+    let trusted = json!({ project.path().display().to_string(): "TRUST_FOLDER" });
+    std::fs::write(
+        home.path().join(".gemini/trustedFolders.json"),
+        trusted.to_string(),
+    )
+    .expect("trust");
+    let gemini = client_cli(home.path(), project.path(), "gemini", &["mcp", "list"]);
+    let line = format!(
+        "✓ toolshelf: {} serve --config {config_arg} (stdio) - Connected",
+        toolshelf.display()
+    );
+    assert!(gemini.contains(&line), "{gemini}");
+}

@@ -15,6 +15,18 @@ pub fn interop_dir() -> PathBuf {
     install_once(&INSTALLED, "install-interop.sh", "target/interop", &[])
 }
 
+/// The folder where the pinned MCP clients' own CLIs (Codex, Gemini) are installed, on first use.
+pub fn client_clis_dir() -> PathBuf {
+    static INSTALLED: OnceLock<Mutex<Option<PathBuf>>> = OnceLock::new();
+    let packages = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients");
+    install_once(
+        &INSTALLED,
+        "install-interop.sh",
+        "target/clients",
+        &[packages],
+    )
+}
+
 /// The virtual environment with the pinned Python MCP clients, installed on first use.
 pub fn python_env() -> PathBuf {
     static INSTALLED: OnceLock<Mutex<Option<PathBuf>>> = OnceLock::new();

@@ -12,7 +12,7 @@ pub mod python;
 mod raw_client;
 mod shelf;
 
-pub use installs::{interop_dir, lint_env, npm_server, python_env};
+pub use installs::{client_clis_dir, interop_dir, lint_env, npm_server, python_env};
 pub use launch::free_port;
 pub use processes::{children_of, is_alive, wait_all_gone};
 pub use raw_client::RawClient;
