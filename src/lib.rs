@@ -45,6 +45,7 @@ mod private_file;
 mod qualified_names;
 mod revision;
 mod schema_check;
+pub mod search;
 mod session;
 pub mod shell;
 mod suggest;

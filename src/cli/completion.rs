@@ -9,6 +9,23 @@ use clap_complete::CompletionCandidate;
 
 use crate::{catalog::cache::CatalogCache, config::Config};
 
+/// The script that registers toolshelf's completions with `shell`: at each TAB it runs
+/// `toolshelf` from PATH with `COMPLETE` set, which main answers.
+pub(super) fn script(shell: clap_complete::Shell) -> std::io::Result<String> {
+    use clap_complete::env::{Bash, Elvish, EnvCompleter, Fish, Powershell, Zsh};
+    let registration: &dyn EnvCompleter = match shell {
+        clap_complete::Shell::Bash => &Bash,
+        clap_complete::Shell::Zsh => &Zsh,
+        clap_complete::Shell::Fish => &Fish,
+        clap_complete::Shell::Elvish => &Elvish,
+        _ => &Powershell,
+    };
+    let mut script = Vec::new();
+    let name = "toolshelf";
+    registration.write_registration("COMPLETE", name, name, name, &mut script)?;
+    Ok(String::from_utf8_lossy(&script).into_owned())
+}
+
 /// The config the command line being completed names (`--config FILE`), else the one toolshelf
 /// would read; `None` when it does not load.
 fn config() -> Option<Config> {

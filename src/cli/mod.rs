@@ -1,6 +1,7 @@
 //! Command-line interface.
 
 mod completion;
+mod edits;
 mod run;
 
 pub use run::run;
@@ -41,6 +42,12 @@ pub enum Command {
     ///
     /// Example: `toolshelf tools files` or `toolshelf tools --json | jq '.[].servers[].tools[].name'`
     Tools(ToolsArgs),
+    /// Find the tools that do what QUERY describes, best first, across every toolbox: from
+    /// the persisted catalog, without starting a server.
+    ///
+    /// Example: `toolshelf search read a file`, `toolshelf search --json --limit 3 "create an
+    /// issue" | jq '.[0]'`
+    Search(SearchArgs),
     /// Call one tool: starts only its server, prints the result, stops the server. Exit 0 on
     /// success, 1 when the call fails (the tool's error, or an unknown toolbox, server or tool),
     /// 2 for bad usage or a bad config.
@@ -146,6 +153,21 @@ pub struct ToolsArgs {
     pub config: ConfigArg,
     #[command(flatten)]
     pub cache: CacheSwitch,
+}
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// What the tool should do, in words (several words are one query).
+    #[arg(required = true)]
+    pub query: Vec<String>,
+    /// How many matches to print.
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub limit: usize,
+    /// Print a JSON array, best first: toolbox, server, name, score, description.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub config: ConfigArg,
 }
 
 #[derive(Debug, Args)]

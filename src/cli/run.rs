@@ -112,32 +112,13 @@ pub async fn run(command: Command, shutdown: impl Future<Output = ()>) -> ExitCo
             let mut say = std::io::stderr().lock();
             login_exit(crate::oauth::logout(&config, &args.target, &mut say).await)
         }
-        Command::Completions { shell } => {
-            use clap_complete::env::{Bash, Elvish, EnvCompleter, Fish, Powershell, Zsh};
-            let registration: &dyn EnvCompleter = match shell {
-                clap_complete::Shell::Bash => &Bash,
-                clap_complete::Shell::Zsh => &Zsh,
-                clap_complete::Shell::Fish => &Fish,
-                clap_complete::Shell::Elvish => &Elvish,
-                _ => &Powershell,
-            };
-            let mut script = Vec::new();
-            // The script runs `toolshelf` from PATH at each TAB, with COMPLETE set (see main).
-            let written = registration.write_registration(
-                "COMPLETE",
-                "toolshelf",
-                "toolshelf",
-                "toolshelf",
-                &mut script,
-            );
-            match written {
-                Ok(()) => write_stdout(&String::from_utf8_lossy(&script)),
-                Err(error) => {
-                    eprintln!("error: cannot write the completion script: {error}");
-                    ExitCode::FAILURE
-                }
+        Command::Completions { shell } => match super::completion::script(shell) {
+            Ok(script) => write_stdout(&script),
+            Err(error) => {
+                eprintln!("error: cannot write the completion script: {error}");
+                ExitCode::FAILURE
             }
-        }
+        },
         Command::Man => {
             let mut page = Vec::new();
             match clap_mangen::Man::new(Cli::command()).render(&mut page) {
@@ -162,7 +143,17 @@ pub async fn run(command: Command, shutdown: impl Future<Output = ()>) -> ExitCo
                 &mut err,
             )
             .await;
-            shell_exit(listed)
+            crate::shell::CommandEnd::exit_status(listed)
+        }
+        Command::Search(args) => {
+            let Some(config) = load(args.config.config, &CacheSwitch::default()) else {
+                return ExitCode::from(2);
+            };
+            let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr());
+            let query = args.query.join(" ");
+            let found =
+                crate::shell::search(&config, &query, args.limit, args.json, &mut out, &mut err);
+            crate::shell::CommandEnd::exit_status(found)
         }
         Command::Call(args) => {
             let Some(config) = load(args.config.config, &args.cache) else {
@@ -190,7 +181,9 @@ pub async fn run(command: Command, shutdown: impl Future<Output = ()>) -> ExitCo
             };
             // stderr is not locked for the whole command: progress bars and logs write to it meanwhile.
             let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr());
-            shell_exit(crate::shell::call(&config, request, &mut out, &mut err).await)
+            crate::shell::CommandEnd::exit_status(
+                crate::shell::call(&config, request, &mut out, &mut err).await,
+            )
         }
         Command::Import(args) => {
             let request = crate::import::ImportRequest {
@@ -202,61 +195,15 @@ pub async fn run(command: Command, shutdown: impl Future<Output = ()>) -> ExitCo
             };
             // stderr is not locked for the whole command: progress bars and logs write to it meanwhile.
             let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr());
-            shell_exit(crate::import::import(&request, &mut out, &mut err))
-        }
-        Command::Init(args) => {
-            let (path, _) = config::locate(args.config.config);
-            if args.import {
-                let request = crate::import::ImportRequest {
-                    from: args.from,
-                    file: None,
-                    toolbox: None,
-                    write: Some(&path),
-                    force: args.force,
-                };
-                let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr());
-                return shell_exit(crate::import::import(&request, &mut out, &mut err));
-            }
-            shell_exit(crate::config_commands::init(
-                &path,
-                args.force,
-                &mut std::io::stdout().lock(),
+            crate::shell::CommandEnd::exit_status(crate::import::import(
+                &request, &mut out, &mut err,
             ))
         }
-        Command::Add(args) => {
-            let (path, source) = config::locate(args.config.config);
-            let server = crate::config_commands::NewServer {
-                toolbox: &args.toolbox,
-                name: &args.name,
-                description: args.description.as_deref(),
-                url: args.url.as_deref(),
-                command: &args.command,
-                env: &args.env,
-            };
-            let out = &mut std::io::stdout().lock();
-            shell_exit(crate::config_commands::add(&path, source, &server, out))
-        }
-        Command::Remove(args) => {
-            let (path, source) = config::locate(args.config.config);
-            let out = &mut std::io::stdout().lock();
-            let removed =
-                crate::config_commands::remove(&path, source, &args.toolbox, &args.name, out);
-            shell_exit(removed)
-        }
-        Command::Install(args) => {
-            let request = install_request(&args.client, args.config.config);
-            shell_exit(crate::install::install(
-                &request,
-                &mut std::io::stdout().lock(),
-            ))
-        }
-        Command::Uninstall(args) => {
-            let request = install_request(&args.client, None);
-            shell_exit(crate::install::uninstall(
-                &request,
-                &mut std::io::stdout().lock(),
-            ))
-        }
+        Command::Init(args) => super::edits::init(args),
+        Command::Add(args) => super::edits::add(args),
+        Command::Remove(args) => super::edits::remove(args),
+        Command::Install(args) => super::edits::install(args),
+        Command::Uninstall(args) => super::edits::uninstall(args),
         Command::Cache(CacheCommand::Path) => match crate::catalog::cache::folder() {
             Ok(folder) => write_stdout(&format!("{}\n", folder.display())),
             Err(error) => {
@@ -319,19 +266,6 @@ fn token(file: Option<&std::path::Path>) -> Result<Option<String>, String> {
     Ok(Some(token.to_owned()))
 }
 
-/// The exit status of a shell command; output cut short by a closed pipe (`| head`) is no
-/// failure.
-fn shell_exit(done: std::io::Result<crate::shell::CommandEnd>) -> ExitCode {
-    match done {
-        Ok(outcome) => ExitCode::from(outcome.code()),
-        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(error) => {
-            tracing::error!(%error, "cannot write the output");
-            ExitCode::FAILURE
-        }
-    }
-}
-
 /// The text of `--args-file FILE` (`-`: standard input).
 fn read_arguments(file: &std::path::Path) -> Result<String, String> {
     use std::io::Read;
@@ -381,18 +315,5 @@ fn write_stdout(text: &str) -> ExitCode {
     match std::io::stdout().lock().write_all(text.as_bytes()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(_) => ExitCode::FAILURE,
-    }
-}
-
-fn install_request(
-    args: &super::ClientArgs,
-    config: Option<std::path::PathBuf>,
-) -> crate::install::InstallRequest<'_> {
-    crate::install::InstallRequest {
-        client: args.client,
-        scope: args.scope,
-        config,
-        dry_run: args.dry_run,
-        file: args.file.as_deref(),
     }
 }

@@ -7,11 +7,13 @@
 mod arguments;
 mod call;
 mod progress;
+mod search;
 mod table;
 mod tools;
 
 pub use call::{CallRequest, call};
 pub(crate) use progress::StartsShown;
+pub use search::search;
 pub(crate) use table::write_table;
 pub use tools::tools;
 
@@ -32,6 +34,21 @@ impl CommandEnd {
             CommandEnd::Done => 0,
             CommandEnd::Failed => 1,
             CommandEnd::Usage => 2,
+        }
+    }
+
+    /// The exit status of a command that wrote `done`; output cut short by a closed pipe
+    /// (`| head`) is no failure.
+    pub fn exit_status(done: std::io::Result<CommandEnd>) -> std::process::ExitCode {
+        match done {
+            Ok(end) => std::process::ExitCode::from(end.code()),
+            Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => {
+                std::process::ExitCode::SUCCESS
+            }
+            Err(error) => {
+                tracing::error!(%error, "cannot write the output");
+                std::process::ExitCode::FAILURE
+            }
         }
     }
 }

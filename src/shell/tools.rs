@@ -118,7 +118,7 @@ fn write_table(described: &[Value], out: &mut dyn Write) -> std::io::Result<()> 
 }
 
 /// The first line of `text`, cut to `DESCRIPTION_WIDTH` characters with `…`.
-fn one_line(text: &str) -> String {
+pub(super) fn one_line(text: &str) -> String {
     let first = text.lines().next().unwrap_or_default().trim();
     if first.chars().count() <= DESCRIPTION_WIDTH {
         return first.to_owned();

@@ -36,6 +36,7 @@ mod readme;
 mod remote;
 mod remote_oauth;
 mod remote_sessions;
+mod search;
 mod shell;
 mod subscriptions;
 mod supervision;

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::harness::{config, fixture_bin, is_alive, npm_server, toolshelf_std, write_config};
 
 /// Runs `toolshelf ARGS` with `cache` as the user's cache folder; (status, stdout, stderr).
-fn run(cache: &Path, args: &[&str]) -> (i32, String, String) {
+pub(crate) fn run(cache: &Path, args: &[&str]) -> (i32, String, String) {
     let output = toolshelf_std()
         .args(args)
         .env("XDG_CACHE_HOME", cache)
@@ -45,7 +45,7 @@ fn shell_config(dir: &Path) -> Value {
     ])
 }
 
-fn starts(path: &Path) -> usize {
+pub(crate) fn starts(path: &Path) -> usize {
     std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()

@@ -101,6 +101,15 @@ impl Offer {
         }
     }
 
+    /// Every offer there is, the empty one first.
+    pub(crate) fn every() -> impl Iterator<Item = Offer> {
+        (0..8u8).map(|bits| Offer {
+            sampling: bits & 1 != 0,
+            elicitation: bits & 2 != 0,
+            roots: bits & 4 != 0,
+        })
+    }
+
     /// The file name's part for this offer: none for no capability, else `-` and a letter each.
     fn suffix(self) -> String {
         let letters: String = [

@@ -1,0 +1,170 @@
+//! Ranked search over the tools the persisted catalog remembers: which tool does what the agent
+//! or user describes, across every toolbox, without starting a server. Each tool is a document
+//! of weighted fields (name, alias, description, parameters, server, toolbox, tags); the score
+//! is BM25 over the weighted term counts (BM25F), so a word in a tool's name counts more than
+//! the same word in a parameter's description. The index lives in memory; nothing new is kept
+//! on disk.
+
+mod remembered;
+mod tokens;
+
+use std::collections::HashMap;
+
+pub use remembered::{Catalog, remembered};
+
+/// One tool, as search reads it.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub toolbox: String,
+    pub server: String,
+    /// The name the agent calls it by: the alias when there is one.
+    pub name: String,
+    pub description: String,
+    /// Text in each field, with the field's weight.
+    fields: Vec<(f32, String)>,
+}
+
+/// How much a term in each field counts; untuned first values (a word in the name says most).
+const NAME: f32 = 3.0;
+const DESCRIPTION: f32 = 1.0;
+const PARAMETERS: f32 = 0.5;
+const PLACE: f32 = 1.0;
+const TAGS: f32 = 1.5;
+
+/// BM25's term-frequency saturation and length normalisation.
+const K1: f32 = 1.2;
+const B: f32 = 0.75;
+
+/// A match: an entry of the index and its score.
+#[derive(Debug, Clone)]
+pub struct Found<'a> {
+    pub entry: &'a Entry,
+    pub score: f32,
+}
+
+/// The searchable tools.
+pub struct SearchIndex {
+    entries: Vec<Entry>,
+    /// term → (entry, weighted count of the term in it)
+    postings: HashMap<String, Vec<(u32, f32)>>,
+    lengths: Vec<f32>,
+    average_length: f32,
+}
+
+impl Entry {
+    pub(crate) fn new(toolbox: &str, server: &str, tool: &crate::catalog::CatalogTool) -> Entry {
+        let name = tool.alias.clone().unwrap_or_else(|| tool.name().to_owned());
+        let description = tool
+            .description
+            .clone()
+            .or_else(|| tool.tool.description.as_deref().map(str::to_owned))
+            .unwrap_or_default();
+        let mut parameters = String::new();
+        if let Some(properties) = tool
+            .tool
+            .input_schema
+            .get("properties")
+            .and_then(|p| p.as_object())
+        {
+            for (key, schema) in properties {
+                parameters.push_str(key);
+                parameters.push(' ');
+                if let Some(text) = schema.get("description").and_then(|d| d.as_str()) {
+                    parameters.push_str(text);
+                    parameters.push(' ');
+                }
+            }
+        }
+        let fields = vec![
+            (NAME, format!("{} {name}", tool.name())),
+            (
+                DESCRIPTION,
+                format!("{} {description}", tool.title.clone().unwrap_or_default()),
+            ),
+            (PARAMETERS, parameters),
+            (PLACE, format!("{toolbox} {server}")),
+            (TAGS, tool.tags.join(" ")),
+        ];
+        Entry {
+            toolbox: toolbox.to_owned(),
+            server: server.to_owned(),
+            name,
+            description,
+            fields,
+        }
+    }
+}
+
+impl SearchIndex {
+    pub fn build(entries: Vec<Entry>) -> SearchIndex {
+        let mut postings: HashMap<String, Vec<(u32, f32)>> = HashMap::new();
+        let mut lengths = Vec::with_capacity(entries.len());
+        for (at, entry) in entries.iter().enumerate() {
+            let mut counts: HashMap<String, f32> = HashMap::new();
+            let mut length = 0.0;
+            for (weight, text) in &entry.fields {
+                for term in tokens::terms(text) {
+                    *counts.entry(term).or_default() += weight;
+                    length += weight;
+                }
+            }
+            lengths.push(length);
+            for (term, count) in counts {
+                postings.entry(term).or_default().push((at as u32, count));
+            }
+        }
+        let average_length = match lengths.is_empty() {
+            true => 1.0,
+            false => lengths.iter().sum::<f32>() / lengths.len() as f32,
+        };
+        SearchIndex {
+            entries,
+            postings,
+            lengths,
+            average_length: average_length.max(1.0),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The `limit` best matches of `query`, best first; ties keep the catalog's order.
+    pub fn search(&self, query: &str, limit: usize) -> Vec<Found<'_>> {
+        let mut terms = tokens::terms(query);
+        terms.sort();
+        terms.dedup();
+        let count = self.entries.len() as f32;
+        let mut scores = vec![0.0_f32; self.entries.len()];
+        for term in &terms {
+            let Some(posting) = self.postings.get(term) else {
+                continue;
+            };
+            let having = posting.len() as f32;
+            let idf = (1.0 + (count - having + 0.5) / (having + 0.5)).ln();
+            for &(at, weighted) in posting {
+                let length = self.lengths[at as usize] / self.average_length;
+                let saturated = weighted * (K1 + 1.0) / (weighted + K1 * (1.0 - B + B * length));
+                scores[at as usize] += idf * saturated;
+            }
+        }
+        let mut found: Vec<(usize, f32)> = scores
+            .into_iter()
+            .enumerate()
+            .filter(|(_, score)| *score > 0.0)
+            .collect();
+        found.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        found
+            .into_iter()
+            .take(limit)
+            .map(|(at, score)| Found {
+                entry: &self.entries[at],
+                score,
+            })
+            .collect()
+    }
+}
