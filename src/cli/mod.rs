@@ -46,7 +46,7 @@ pub enum Command {
     /// the persisted catalog, without starting a server.
     ///
     /// Example: `toolshelf search read a file`, `toolshelf search --json --limit 3 "create an
-    /// issue" | jq '.[0]'`
+    /// issue" | jq '.[0]'`, `toolshelf search --eval queries.jsonl`
     Search(SearchArgs),
     /// Call one tool: starts only its server, prints the result, stops the server. Exit 0 on
     /// success, 1 when the call fails (the tool's error, or an unknown toolbox, server or tool),
@@ -158,8 +158,12 @@ pub struct ToolsArgs {
 #[derive(Debug, Args)]
 pub struct SearchArgs {
     /// What the tool should do, in words (several words are one query).
-    #[arg(required = true)]
+    #[arg(required_unless_present = "eval", conflicts_with = "eval")]
     pub query: Vec<String>,
+    /// Measure search instead: run each query of FILE (JSON lines: {"query": …, "expected":
+    /// [{"toolbox", "server", "name"}, …]}) and print hit@1, hit@3, hit@5, MRR@10 and the misses.
+    #[arg(long, value_name = "FILE")]
+    pub eval: Option<PathBuf>,
     /// How many matches to print.
     #[arg(long, default_value_t = 5, value_name = "N")]
     pub limit: usize,

@@ -150,10 +150,14 @@ pub async fn run(command: Command, shutdown: impl Future<Output = ()>) -> ExitCo
                 return ExitCode::from(2);
             };
             let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr());
-            let query = args.query.join(" ");
-            let found =
-                crate::shell::search(&config, &query, args.limit, args.json, &mut out, &mut err);
-            crate::shell::CommandEnd::exit_status(found)
+            let done = match &args.eval {
+                Some(file) => crate::shell::evaluate(&config, file, args.json, &mut out, &mut err),
+                None => {
+                    let query = args.query.join(" ");
+                    crate::shell::search(&config, &query, args.limit, args.json, &mut out, &mut err)
+                }
+            };
+            crate::shell::CommandEnd::exit_status(done)
         }
         Command::Call(args) => {
             let Some(config) = load(args.config.config, &args.cache) else {

@@ -5,11 +5,13 @@
 //! the same word in a parameter's description. The index lives in memory; nothing new is kept
 //! on disk.
 
+mod eval;
 mod remembered;
 mod tokens;
 
 use std::collections::HashMap;
 
+pub use eval::{Case, Evaluation, evaluate};
 pub use remembered::{Catalog, remembered};
 
 /// One tool, as search reads it.
@@ -19,6 +21,8 @@ pub struct Entry {
     pub server: String,
     /// The name the agent calls it by: the alias when there is one.
     pub name: String,
+    /// The name the server lists it under.
+    pub canonical: String,
     pub description: String,
     /// Text in each field, with the field's weight.
     fields: Vec<(f32, String)>,
@@ -88,6 +92,7 @@ impl Entry {
         Entry {
             toolbox: toolbox.to_owned(),
             server: server.to_owned(),
+            canonical: tool.name().to_owned(),
             name,
             description,
             fields,
@@ -95,7 +100,21 @@ impl Entry {
     }
 }
 
+impl Entry {
+    /// True when `expected` names this tool, by its name or its alias.
+    fn is(&self, expected: &eval::Expected) -> bool {
+        self.toolbox == expected.toolbox
+            && self.server == expected.server
+            && (self.name == expected.name || self.canonical == expected.name)
+    }
+}
+
 impl SearchIndex {
+    /// True when the index holds the tool `expected` names.
+    fn holds(&self, expected: &eval::Expected) -> bool {
+        self.entries.iter().any(|entry| entry.is(expected))
+    }
+
     pub fn build(entries: Vec<Entry>) -> SearchIndex {
         let mut postings: HashMap<String, Vec<(u32, f32)>> = HashMap::new();
         let mut lengths = Vec::with_capacity(entries.len());

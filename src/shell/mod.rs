@@ -13,7 +13,7 @@ mod tools;
 
 pub use call::{CallRequest, call};
 pub(crate) use progress::StartsShown;
-pub use search::search;
+pub use search::{evaluate, search};
 pub(crate) use table::write_table;
 pub use tools::tools;
 

@@ -62,12 +62,105 @@ pub fn search(
             catalog.index.len()
         )?;
     }
-    if !catalog.unlisted.is_empty() {
-        writeln!(
-            err,
-            "not searched, never listed: {} (`toolshelf check` lists every server's tools once)",
-            catalog.unlisted.join(", ")
-        )?;
-    }
+    note_unlisted(&catalog, err)?;
     Ok(CommandEnd::Done)
+}
+
+/// Runs every query of the JSON-lines file at `file` and prints how well search found what each
+/// expects: hit@1, hit@3, hit@5 and MRR@10, then the misses.
+pub fn evaluate(
+    config: &Config,
+    file: &std::path::Path,
+    json: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> std::io::Result<CommandEnd> {
+    let cases = match read_cases(file) {
+        Ok(cases) => cases,
+        Err(message) => {
+            writeln!(err, "error: {message}")?;
+            return Ok(CommandEnd::Usage);
+        }
+    };
+    let catalog = search::remembered(config);
+    let evaluation = search::evaluate(&catalog.index, &cases);
+    if json {
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string(&evaluation).map_err(std::io::Error::other)?
+        )?;
+    } else {
+        let rows = [
+            ["queries", "hit@1", "hit@3", "hit@5", "MRR@10"].map(str::to_owned),
+            [
+                evaluation.queries.to_string(),
+                format!("{:.3}", evaluation.hit_1),
+                format!("{:.3}", evaluation.hit_3),
+                format!("{:.3}", evaluation.hit_5),
+                format!("{:.3}", evaluation.mrr_10),
+            ],
+        ];
+        write_table(&rows, out)?;
+        if !evaluation.misses.is_empty() {
+            writeln!(out, "not in the first 5:")?;
+        }
+        for miss in &evaluation.misses {
+            let expected: Vec<String> = miss
+                .expected
+                .iter()
+                .map(|e| format!("{}/{}/{}", e.toolbox, e.server, e.name))
+                .collect();
+            let rank = match (miss.rank, miss.not_in_catalog.len() == miss.expected.len()) {
+                (Some(rank), _) => format!("ranked {rank}"),
+                (None, true) => "not in the remembered catalog".to_owned(),
+                (None, false) => "not in the first 10".to_owned(),
+            };
+            writeln!(
+                out,
+                "  {:?}: expected {} ({rank}); first: {}",
+                miss.query,
+                expected.join(" or "),
+                miss.found.join(", ")
+            )?;
+        }
+    }
+    note_unlisted(&catalog, err)?;
+    Ok(CommandEnd::Done)
+}
+
+/// The cases of an evaluation file: one JSON object a line, blank lines skipped.
+fn read_cases(file: &std::path::Path) -> Result<Vec<search::Case>, String> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|error| format!("cannot read {}: {error}", file.display()))?;
+    let mut cases = Vec::new();
+    for (at, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let case: search::Case = serde_json::from_str(line).map_err(|error| {
+            format!(
+                "{} line {}: {error}; each line is {{\"query\": \"…\", \"expected\": [{{\"toolbox\": …, \"server\": …, \"name\": …}}]}}",
+                file.display(),
+                at + 1
+            )
+        })?;
+        cases.push(case);
+    }
+    if cases.is_empty() {
+        return Err(format!("{} holds no query", file.display()));
+    }
+    Ok(cases)
+}
+
+/// Names the toolboxes search could not see, with the fix.
+fn note_unlisted(catalog: &search::Catalog, err: &mut dyn Write) -> std::io::Result<()> {
+    if catalog.unlisted.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        err,
+        "not searched, never listed: {} (`toolshelf check` lists every server's tools once)",
+        catalog.unlisted.join(", ")
+    )
 }

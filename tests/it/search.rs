@@ -89,3 +89,59 @@ fn search_ranks_remembered_tools_and_starts_nothing() {
     );
     assert_eq!(starts(&counted), 1, "search started a server");
 }
+
+#[test]
+fn eval_measures_hits_and_mrr_and_lists_the_misses() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = dir.path().join("cache");
+    let mut fx = json!({"command": fixture_bin()});
+    fx["tools"] = json!({"echo": {"alias": "say"}});
+    let (_config_dir, path) = write_config(&config(&[("dev", "Development", json!({"fx": fx}))]));
+    let config = path.to_str().expect("utf-8");
+    assert_eq!(run(&cache, &["tools", "--config", config, "dev"]).0, 0);
+
+    let cases = dir.path().join("cases.jsonl");
+    let lines = [
+        json!({"query": "return my arguments", "expected": [{"toolbox": "dev", "server": "fx", "name": "say"}]}),
+        // The canonical name counts as much as the alias.
+        json!({"query": "return my arguments", "expected": [{"toolbox": "dev", "server": "fx", "name": "echo"}]}),
+        json!({"query": "fetch a web page", "expected": [{"toolbox": "web", "server": "fetch", "name": "fetch"}]}),
+    ];
+    let text: Vec<String> = lines.iter().map(Value::to_string).collect();
+    std::fs::write(&cases, text.join("\n\n")).expect("write");
+    let file = cases.to_str().expect("utf-8");
+
+    let (code, out, err) = run(
+        &cache,
+        &["search", "--config", config, "--eval", file, "--json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let measured: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(measured["queries"], 3);
+    for measure in ["hit@1", "hit@3", "hit@5", "mrr@10"] {
+        let value = measured[measure].as_f64().expect("a number");
+        assert!((value - 2.0 / 3.0).abs() < 1e-9, "{measure}: {measured}");
+    }
+    let misses = measured["misses"].as_array().expect("misses");
+    assert_eq!(misses.len(), 1, "{measured}");
+    assert_eq!(misses[0]["query"], "fetch a web page");
+    assert_eq!(misses[0]["not_in_catalog"], misses[0]["expected"]);
+
+    let (code, out, _) = run(&cache, &["search", "--config", config, "--eval", file]);
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with(
+            "queries  hit@1  hit@3  hit@5  MRR@10\n3        0.667  0.667  0.667  0.667\n"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("  \"fetch a web page\": expected web/fetch/fetch (not in the remembered catalog); first: "), "{out}");
+
+    std::fs::write(&cases, "{\"query\": 1}\n").expect("write");
+    let (code, _, err) = run(&cache, &["search", "--config", config, "--eval", file]);
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with(&format!("error: {file} line 1: invalid type")),
+        "{err}"
+    );
+}
