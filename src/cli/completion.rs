@@ -7,7 +7,7 @@ use std::{ffi::OsString, path::PathBuf};
 
 use clap_complete::CompletionCandidate;
 
-use crate::{catalog::cache::CatalogCache, config::Config};
+use crate::config::Config;
 
 /// The script that registers toolshelf's completions with `shell`: at each TAB it runs
 /// `toolshelf` from PATH with `COMPLETE` set, which main answers.
@@ -101,32 +101,23 @@ pub(super) fn toolbox_servers() -> Vec<CompletionCandidate> {
     }))
 }
 
-/// Tool names from the persisted catalog: of the toolbox and server typed on the line, else of
-/// every server.
+/// Tool names from the persisted catalog, as the agent calls them (aliases, filters): of the
+/// toolbox and server typed on the line, else of every server.
 pub(super) fn tools() -> Vec<CompletionCandidate> {
     let Some(config) = config() else {
         return Vec::new();
     };
-    let Some(cache) = CatalogCache::new(&config.catalog) else {
-        return Vec::new();
-    };
     let typed = typed();
-    let servers: Vec<_> = config
-        .toolboxes
-        .values()
-        .flat_map(|toolbox| toolbox.servers.iter().map(move |server| (toolbox, server)))
-        .collect();
-    let chosen: Vec<_> = servers
-        .iter()
-        .filter(|(toolbox, server)| typed.contains(&toolbox.name) && typed.contains(&server.name))
-        .collect();
-    let servers: Vec<_> = match chosen.is_empty() {
-        true => servers.iter().collect(),
-        false => chosen,
+    let catalog = crate::search::remembered(&config);
+    let entries = catalog.index.entries();
+    let chosen = |entry: &&crate::search::Entry| {
+        typed.contains(&entry.toolbox) && typed.contains(&entry.server)
     };
-    let mut names: Vec<String> = servers
+    let narrowed = entries.iter().any(|entry| chosen(&entry));
+    let mut names: Vec<String> = entries
         .iter()
-        .flat_map(|(_, server)| cache.file(server).kept_tool_names())
+        .filter(|entry| !narrowed || chosen(entry))
+        .map(|entry| entry.name.clone())
         .collect();
     names.sort();
     names.dedup();

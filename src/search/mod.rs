@@ -144,6 +144,11 @@ impl SearchIndex {
         }
     }
 
+    /// Every tool of the index, in the catalog's order.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
     pub fn len(&self) -> usize {
         self.entries.len()
     }

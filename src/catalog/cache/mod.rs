@@ -231,35 +231,6 @@ impl CacheFile {
     }
 }
 
-impl CacheFile {
-    /// The names of the tools kept for this server, whatever it was offered, for the shell's
-    /// completion: nothing is started, and no file's time is touched.
-    pub(crate) fn kept_tool_names(&self) -> Vec<String> {
-        let (Some(folder), Some(stem)) = (self.stem.parent(), self.stem.file_name()) else {
-            return Vec::new();
-        };
-        let stem = stem.to_string_lossy();
-        let mut names: Vec<String> = std::fs::read_dir(folder)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter(|entry| {
-                let name = entry.file_name();
-                let name = name.to_string_lossy();
-                name.strip_prefix(stem.as_ref())
-                    .and_then(|rest| rest.strip_suffix(".json"))
-                    .is_some_and(|offer| offer.is_empty() || offer.starts_with('-'))
-            })
-            .filter_map(|entry| decode(&std::fs::read(entry.path()).ok()?).ok())
-            .flat_map(|remembered| remembered.tools)
-            .map(|listed| listed.tool.name.to_string())
-            .collect();
-        names.sort();
-        names.dedup();
-        names
-    }
-}
-
 fn unusable(server: &str, path: &Path, error: &str) {
     tracing::warn!(%server, file = %path.display(), %error, "the remembered catalog does not read; ignored (it is written again when the server starts; `toolshelf cache clear` removes every catalog file)");
 }
