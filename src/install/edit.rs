@@ -65,13 +65,9 @@ fn set_toml(text: &str, servers_key: &str, name: &str, entry: &Value) -> Result<
         })
         .as_table_mut()
         .ok_or_else(|| format!("its `{servers_key}` is not a table"))?;
-    let mut table = toml_edit::Table::new();
     let Value::Object(members) = entry else {
         return Err("the entry is not an object".into());
     };
-    for (key, value) in members {
-        table.insert(key, toml_edit::value(toml_value(value)?));
-    }
     match servers
         .get_mut(name)
         .and_then(toml_edit::Item::as_table_mut)
@@ -97,6 +93,10 @@ fn set_toml(text: &str, servers_key: &str, name: &str, entry: &Value) -> Result<
             }
         }
         None => {
+            let mut table = toml_edit::Table::new();
+            for (key, value) in members {
+                table.insert(key, toml_edit::value(toml_value(value)?));
+            }
             servers.insert(name, toml_edit::Item::Table(table));
         }
     }

@@ -96,7 +96,11 @@ fn change(
         Ok(text) => Some(text),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
         Err(error) => {
-            writeln!(out, "error: cannot read {}: {error}", file.display())?;
+            writeln!(
+                out,
+                "error: cannot read {}: {error}. Check its permissions, or give another file with --file.",
+                file.display()
+            )?;
             return Ok(CommandEnd::Failed);
         }
     };
@@ -158,7 +162,11 @@ fn change(
             Ok(CommandEnd::Done)
         }
         Err(error) => {
-            writeln!(out, "error: cannot write {}: {error}", file.display())?;
+            writeln!(
+                out,
+                "error: cannot write {}: {error}. Check that its folder is writable, or give another file with --file.",
+                file.display()
+            )?;
             Ok(CommandEnd::Failed)
         }
     }

@@ -6,13 +6,20 @@ use std::path::Path;
 
 use crate::harness::{fixture_bin, fresh_cache, toolshelf_std};
 
-/// `toolshelf ARGS` in `folder`, with a catalog of its own in `cache`; (exit code, stdout).
-fn run_in(folder: &Path, cache: &Path, args: &[&str]) -> (i32, String) {
-    let output = toolshelf_std()
-        .args(args)
+/// `toolshelf` in `folder`, with a catalog of its own in `cache` and the default config there.
+fn toolshelf_in(folder: &Path, cache: &Path) -> std::process::Command {
+    let mut command = toolshelf_std();
+    command
         .current_dir(folder)
         .env("XDG_CACHE_HOME", cache)
-        .env_remove("TOOLSHELF_CONFIG")
+        .env_remove("TOOLSHELF_CONFIG");
+    command
+}
+
+/// `toolshelf ARGS` in `folder`; (exit code, stdout).
+fn run_in(folder: &Path, cache: &Path, args: &[&str]) -> (i32, String) {
+    let output = toolshelf_in(folder, cache)
+        .args(args)
         .output()
         .expect("run toolshelf");
     let said = String::from_utf8_lossy(&output.stdout).into_owned();
@@ -21,12 +28,9 @@ fn run_in(folder: &Path, cache: &Path, args: &[&str]) -> (i32, String) {
 
 /// What bash's completion script asks toolshelf for the word at `index` of `words`.
 fn completions(folder: &Path, cache: &Path, index: usize, words: &[&str]) -> Vec<String> {
-    let output = toolshelf_std()
+    let output = toolshelf_in(folder, cache)
         .arg("--")
         .args(words)
-        .current_dir(folder)
-        .env("XDG_CACHE_HOME", cache)
-        .env_remove("TOOLSHELF_CONFIG")
         .env("COMPLETE", "bash")
         .env("_CLAP_IFS", "\n")
         .env("_CLAP_COMPLETE_INDEX", index.to_string())
