@@ -80,7 +80,13 @@ struct Listing {
     unmatched: Vec<String>,
     /// Every tool name the server listed, filtered or not (for suggestions in warnings).
     listed: Vec<String>,
+    /// Unique to this list among every list of the process, so that what was built from a
+    /// list (the search index) can tell it is out of date.
+    revision: u64,
 }
+
+/// The next list's revision; 0 is the empty list every catalog starts with.
+static REVISIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 /// The current tools of one server.
 #[derive(Debug)]
@@ -243,12 +249,18 @@ impl ServerCatalog {
             tools: Arc::from(tools),
             unmatched,
             listed: names,
+            revision: REVISIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         };
         *locks::write(&self.listing) = Arc::new(listing);
     }
 
     fn listing(&self) -> Arc<Listing> {
         locks::read(&self.listing).clone()
+    }
+
+    /// Changes whenever the list is replaced (a start, a `list_changed`, a recall).
+    pub(crate) fn revision(&self) -> u64 {
+        self.listing().revision
     }
 
     /// The tools as they are now.

@@ -2,6 +2,7 @@
 //! `initialize` result. Everything here is built once, at start-up, from the config.
 
 mod open_toolbox;
+mod search;
 mod use_tool;
 
 use std::sync::Arc;
@@ -16,8 +17,8 @@ use crate::{
     schema_check::SchemaCheck,
     toolboxes::Toolboxes,
 };
-use open_toolbox::OpenToolboxArgs;
 pub(crate) use open_toolbox::describe;
+use open_toolbox::{OpenToolboxArgs, Request};
 use use_tool::UseToolArgs;
 pub(crate) use use_tool::UseToolInput;
 
@@ -47,7 +48,7 @@ impl MetaTools {
             toolbox.insert("enum".into(), json!(names));
         }
         let mut open_description = String::from(
-            "Start a toolbox's MCP servers and list their tools, under each server (name, description, inputSchema; no inputSchema: it declares no arguments). A server's status is ready, idle (stopped while unused; its next call starts it) or failed (with the error). Call it before use_tool. Toolboxes:",
+            "Start a toolbox's MCP servers and list their tools, under each server (name, description, inputSchema; no inputSchema: it declares no arguments). A server's status is ready, idle (stopped while unused; its next call starts it) or failed (with the error). Call it before use_tool. Or send {\"query\": what you want to do} to search every toolbox's tools, starting nothing; use_tool calls a found tool directly. Toolboxes:",
         );
         for toolbox in config.toolboxes.values() {
             open_description.push_str(&format!("\n- {}", toolbox.name));
@@ -55,7 +56,7 @@ impl MetaTools {
                 open_description.push_str(&format!(": {}", toolbox.description));
             }
         }
-        let use_description = "Call a tool of an opened toolbox. `tool` is {toolbox, server, name} as listed by open_toolbox; `arguments` is the tool's input object. Returns the tool's own result.";
+        let use_description = "Call a tool of an opened toolbox (or one a search found). `tool` is {toolbox, server, name} as listed by open_toolbox; `arguments` is the tool's input object. Returns the tool's own result.";
         let tools = vec![
             Tool::new(
                 OPEN_TOOLBOX,
@@ -85,9 +86,12 @@ impl MetaTools {
     }
 
     pub(crate) async fn open_toolbox(&self, toolboxes: &Toolboxes, input: Value) -> CallToolResult {
-        open_toolbox::open_toolbox(&self.open_check, toolboxes, input)
-            .await
-            .unwrap_or_else(ToolError::into_result)
+        let answer = match open_toolbox::request(&self.open_check, input) {
+            Ok(Request::Open(toolbox)) => open_toolbox::open_named(toolboxes, &toolbox).await,
+            Ok(Request::Search(request)) => search::search(toolboxes, request),
+            Err(error) => Err(error),
+        };
+        answer.unwrap_or_else(ToolError::into_result)
     }
 
     /// `use_tool`: its identifier checked and resolved, then the call forwarded with `parts`
@@ -105,12 +109,24 @@ impl MetaTools {
 }
 
 /// A checking schema as shown to clients: without the root title and description schemars
-/// takes from the Rust type, which would only repeat the tool's description.
+/// takes from the Rust type, which would only repeat the tool's description, nor the `null`
+/// default of an optional key, which says nothing a missing `required` does not, nor an
+/// integer's Rust width.
 fn advertised(schema: &Value) -> Value {
     let mut schema = schema.clone();
     if let Some(object) = schema.as_object_mut() {
         object.remove("title");
         object.remove("description");
+        let properties = object.get_mut("properties").and_then(Value::as_object_mut);
+        for property in properties.into_iter().flat_map(|p| p.values_mut()) {
+            if let Some(property) = property.as_object_mut() {
+                if property.get("default") == Some(&Value::Null) {
+                    property.remove("default");
+                }
+                // Rust's integer width ("uint32"): the bounds say what an agent needs.
+                property.remove("format");
+            }
+        }
     }
     schema
 }
@@ -125,7 +141,7 @@ fn object(value: Value) -> JsonObject {
 /// The `instructions` of `initialize`: what toolshelf is, the toolboxes, and a real example.
 fn instructions(config: &Config) -> String {
     let mut text = String::from(
-        "toolshelf groups MCP servers into toolboxes. Call open_toolbox with a toolbox name to start its servers and list their tools, then call use_tool to run one of them.\n\nToolboxes:",
+        "toolshelf groups MCP servers into toolboxes. Call open_toolbox with a toolbox name to start its servers and list their tools, then call use_tool to run one of them. Not sure which toolbox? open_toolbox {\"query\": \"what you want to do\"} finds the tools across every toolbox.\n\nToolboxes:",
     );
     for toolbox in config.toolboxes.values() {
         let servers: Vec<&str> = toolbox.servers.iter().map(|s| s.name.as_str()).collect();

@@ -12,17 +12,81 @@ use serde_json::{Value, value::RawValue};
 use crate::{
     catalog::{Changes, Source},
     error::{Context, ToolError},
-    schema_check::SchemaCheck,
+    schema_check::{SchemaCheck, Violation},
+    search::SearchIndex,
     toolboxes::{ServerSlot, ServerState, Toolbox, Toolboxes},
 };
 
-/// Input of `open_toolbox`.
+/// Input of `open_toolbox`: a toolbox to open, or a query to search with (in one toolbox, if
+/// `toolbox` is given too).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct OpenToolboxArgs {
-    /// The toolbox to open.
-    #[schemars(length(min = 1))]
-    pub toolbox: String,
+    /// The toolbox to open (with query: to search).
+    #[schemars(length(min = 1), with = "String")]
+    #[serde(default)]
+    pub toolbox: Option<String>,
+    /// Instead of opening: what you want to do, in words.
+    #[schemars(length(min = 1, max = 1000), with = "String")]
+    #[serde(default)]
+    pub query: Option<String>,
+    /// With query: how many tools (default 5).
+    #[schemars(range(min = 1, max = 50), with = "u32")]
+    #[serde(default)]
+    pub limit: Option<u32>,
+}
+
+/// What an `open_toolbox` call asks for.
+pub(super) enum Request {
+    Open(String),
+    Search(Search),
+}
+
+/// A search, as `open_toolbox {query}` asks for it.
+pub(crate) struct Search {
+    pub query: String,
+    pub limit: usize,
+    pub within: Option<String>,
+}
+
+/// How many tools a search answers when the agent does not say.
+const DEFAULT_LIMIT: usize = 5;
+
+impl OpenToolboxArgs {
+    /// The request, or why the input is neither an open nor a search.
+    fn request(self) -> Result<Request, Vec<Violation>> {
+        let violation =
+            |path: &str, message: &str| vec![Violation::other(path.into(), message.into())];
+        match self {
+            OpenToolboxArgs {
+                query: Some(query), ..
+            } if !SearchIndex::has_terms(&query) => Err(violation(
+                "query",
+                "has no word to search for; say in words what you want to do, e.g. \"read a file\"",
+            )),
+            OpenToolboxArgs {
+                query: Some(query),
+                toolbox,
+                limit,
+            } => Ok(Request::Search(Search {
+                query,
+                limit: limit.map_or(DEFAULT_LIMIT, |limit| limit as usize),
+                within: toolbox,
+            })),
+            OpenToolboxArgs { limit: Some(_), .. } => Err(violation(
+                "limit",
+                "only a search takes a limit; add \"query\", or leave \"limit\" out",
+            )),
+            OpenToolboxArgs {
+                toolbox: Some(toolbox),
+                ..
+            } => Ok(Request::Open(toolbox)),
+            OpenToolboxArgs { .. } => Err(violation(
+                "",
+                "give \"toolbox\" to open a toolbox, or \"query\" to search the tools of every toolbox",
+            )),
+        }
+    }
 }
 
 /// What `open_toolbox` returns.
@@ -80,22 +144,38 @@ pub(crate) struct ToolSummary<'a> {
     pub tags: &'a [String],
 }
 
-pub(crate) async fn open_toolbox(
+/// What `input` asks for, once it passed the schema and is an open or a search.
+pub(super) fn request(
     check: &SchemaCheck<OpenToolboxArgs>,
-    toolboxes: &Toolboxes,
     input: Value,
+) -> Result<Request, ToolError> {
+    check
+        .check(input)
+        .and_then(OpenToolboxArgs::request)
+        .map_err(ToolError::InvalidOpenToolbox)
+}
+
+/// `open_toolbox {toolbox}`: opens it and describes it.
+pub(super) async fn open_named(
+    toolboxes: &Toolboxes,
+    toolbox: &str,
 ) -> Result<CallToolResult, ToolError> {
-    let OpenToolboxArgs { toolbox } = check.check(input).map_err(ToolError::InvalidOpenToolbox)?;
-    let boxed = toolboxes.find(&toolbox, Context::OpenToolbox)?;
-    if let Err(conflicts) = toolboxes.open(boxed).await {
+    let boxed = toolboxes.find(toolbox, Context::OpenToolbox)?;
+    open(toolboxes, boxed).await?;
+    describe(boxed)
+}
+
+/// Opens `toolbox` as `open_toolbox` does; the error when it does not open.
+pub(crate) async fn open(toolboxes: &Toolboxes, toolbox: &Toolbox) -> Result<(), ToolError> {
+    if let Err(conflicts) = toolboxes.open(toolbox).await {
         // A toolbox that does not open leaves no process behind.
-        toolboxes.close(boxed).await;
+        toolboxes.close(toolbox).await;
         return Err(ToolError::AliasConflict {
-            toolbox: boxed.spec.name.clone(),
+            toolbox: toolbox.spec.name.clone(),
             conflicts,
         });
     }
-    describe(boxed)
+    Ok(())
 }
 
 /// The metadata of an opened toolbox, or the error when none of its servers lists tools.
@@ -203,7 +283,7 @@ pub(crate) fn describe(toolbox: &Toolbox) -> Result<CallToolResult, ToolError> {
 /// empty `properties` and a `$schema` dialect): it tells the agent nothing, and leaving it out
 /// saves about 8 tokens a tool. Anything more (a property, `required`, `additionalProperties`…)
 /// is kept whole.
-fn declares_arguments(schema: &JsonObject) -> bool {
+pub(crate) fn declares_arguments(schema: &JsonObject) -> bool {
     let bare = schema.get("type").is_some_and(|kind| kind == "object")
         && schema.iter().all(|(key, value)| match key.as_str() {
             "type" | "$schema" => true,

@@ -150,7 +150,14 @@ pub(crate) async fn use_tool(
     } = tool;
     let boxed = toolboxes.find(&toolbox, Context::UseTool)?;
     if !boxed.is_open() {
-        return Err(CallFailure::Tool(ToolError::ToolboxNotOpen { toolbox }));
+        // A tool a search showed this session may be called at once: its toolbox opens now.
+        if !toolboxes.search().was_shown(&toolbox, &server, &name) {
+            return Err(CallFailure::Tool(ToolError::ToolboxNotOpen { toolbox }));
+        }
+        super::open_toolbox::open(toolboxes, boxed).await?;
+        if !boxed.is_open() {
+            super::open_toolbox::describe(boxed)?;
+        }
     }
     let slot = boxed.find_server(&server)?;
     let target = Target {

@@ -7,12 +7,14 @@
 
 mod eval;
 mod remembered;
+mod session;
 mod tokens;
 
 use std::collections::HashMap;
 
 pub use eval::{Case, Evaluation, evaluate};
 pub use remembered::{Catalog, remembered};
+pub(crate) use session::SessionSearch;
 
 /// One tool, as search reads it.
 #[derive(Debug, Clone)]
@@ -159,6 +161,21 @@ impl SearchIndex {
 
     /// The `limit` best matches of `query`, best first; ties keep the catalog's order.
     pub fn search(&self, query: &str, limit: usize) -> Vec<Found<'_>> {
+        self.search_where(query, limit, |_| true)
+    }
+
+    /// True when `query` holds a word search can match on.
+    pub fn has_terms(query: &str) -> bool {
+        !tokens::terms(query).is_empty()
+    }
+
+    /// As `search`, among the entries `keep` accepts.
+    pub fn search_where(
+        &self,
+        query: &str,
+        limit: usize,
+        keep: impl Fn(&Entry) -> bool,
+    ) -> Vec<Found<'_>> {
         let mut terms = tokens::terms(query);
         terms.sort();
         terms.dedup();
@@ -179,7 +196,7 @@ impl SearchIndex {
         let mut found: Vec<(usize, f32)> = scores
             .into_iter()
             .enumerate()
-            .filter(|(_, score)| *score > 0.0)
+            .filter(|(at, score)| *score > 0.0 && keep(&self.entries[*at]))
             .collect();
         found.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         found

@@ -35,6 +35,7 @@ use crate::{
     config::{Config, Prestart, Sharing, ToolboxSpec},
     error::{Context, ToolError},
     metrics::Metrics,
+    search::SessionSearch,
 };
 
 /// How long shutdown waits for all children before giving up on the stragglers.
@@ -51,6 +52,8 @@ pub(crate) struct Toolboxes {
     shared: Option<Arc<SharedServers>>,
     /// When a toolbox opened from the persisted catalog starts its servers.
     prestart: Prestart,
+    /// The session's search index and the tools its searches showed.
+    search: SessionSearch,
     stop: CancellationToken,
 }
 
@@ -116,6 +119,7 @@ impl Toolboxes {
             launch,
             shared,
             prestart: config.catalog.prestart,
+            search: SessionSearch::default(),
             stop,
         }
     }
@@ -140,6 +144,11 @@ impl Toolboxes {
 
     pub(crate) fn all(&self) -> impl Iterator<Item = &Arc<Toolbox>> {
         self.boxes.values()
+    }
+
+    /// The session's search over its toolboxes' tools.
+    pub(crate) fn search(&self) -> &SessionSearch {
+        &self.search
     }
 
     /// The agent session these toolboxes are for.

@@ -37,6 +37,7 @@ mod remote;
 mod remote_oauth;
 mod remote_sessions;
 mod search;
+mod search_agent;
 mod shell;
 mod subscriptions;
 mod supervision;

@@ -1,0 +1,150 @@
+//! `open_toolbox {query}`: the tools of every toolbox that best match what the agent wants to
+//! do, best first, with what it needs to call each (its full identifier, description and input
+//! schema), starting nothing. A toolbox whose servers never listed their tools (in this run or
+//! in the persisted catalog) is not searched, and the answer says so with the fix. The tools an
+//! answer shows are remembered for the session: `use_tool` opens their toolbox on demand.
+
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
+use serde::Serialize;
+use serde_json::{Value, value::RawValue};
+
+use super::open_toolbox::{Search, declares_arguments};
+use crate::{
+    catalog::{CatalogTool, Source},
+    error::{Context, ToolError},
+    search::{Entry, SearchIndex},
+    toolboxes::Toolboxes,
+};
+
+/// What a search answers.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Answer<'a> {
+    tools: Vec<Match<'a>>,
+    /// Toolboxes with a server whose tools are not known yet.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    not_searched: Vec<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hint: Option<String>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Match<'a> {
+    toolbox: &'a str,
+    server: &'a str,
+    /// The name to call it by: its alias, where it has one.
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    /// Left out when it declares no arguments, as in `open_toolbox`'s listing; without its
+    /// `$schema` dialect, which tells an agent nothing about the arguments.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    input_schema: Option<JsonObject>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    execution: Option<&'a RawValue>,
+}
+
+pub(super) fn search(toolboxes: &Toolboxes, search: Search) -> Result<CallToolResult, ToolError> {
+    if let Some(within) = &search.within {
+        toolboxes.find(within, Context::OpenToolbox)?;
+    }
+    let (index, not_searched) = session_index(toolboxes);
+    let within = search.within.as_deref();
+    let found = index.search_where(&search.query, search.limit, |entry| {
+        within.is_none_or(|toolbox| entry.toolbox == toolbox)
+    });
+    toolboxes
+        .search()
+        .shown(found.iter().map(|found| found.entry));
+    // The tools as listed now, for their schemas (the index keeps only what it ranks on).
+    let listed: Vec<(&Entry, Option<CatalogTool>)> = found
+        .iter()
+        .map(|found| (found.entry, listed_tool(toolboxes, found.entry)))
+        .collect();
+    let tools = listed
+        .iter()
+        .map(|(entry, tool)| Match {
+            toolbox: &entry.toolbox,
+            server: &entry.server,
+            name: &entry.name,
+            description: Some(entry.description.as_str()).filter(|text| !text.is_empty()),
+            input_schema: tool
+                .as_ref()
+                .map(|tool| tool.tool.input_schema.as_ref())
+                .filter(|schema| declares_arguments(schema))
+                .map(|schema| {
+                    let mut schema = schema.clone();
+                    schema.remove("$schema");
+                    schema
+                }),
+            // "forbidden" is what saying nothing means.
+            execution: tool
+                .as_ref()
+                .and_then(|tool| tool.execution.as_deref())
+                .filter(|execution| !execution.get().contains("\"forbidden\"")),
+        })
+        .collect::<Vec<_>>();
+    let not_searched: Vec<&str> = not_searched
+        .iter()
+        .map(String::as_str)
+        .filter(|toolbox| within.is_none_or(|within| within == *toolbox))
+        .collect();
+    let hint = match (tools.is_empty(), not_searched.first()) {
+        (_, Some(toolbox)) => Some(format!(
+            "The tools of the toolboxes in notSearched are not known yet: open_toolbox {} lists them, and later searches include them.",
+            serde_json::json!({ "toolbox": toolbox })
+        )),
+        (true, None) => Some(
+            "No tool matches these words: try other words for what the tool does, or open a toolbox to see all its tools.".to_owned(),
+        ),
+        (false, None) => None,
+    };
+    let answer = Answer {
+        tools,
+        not_searched,
+        hint,
+    };
+    let structured = serde_json::to_value(&answer).unwrap_or(Value::Null);
+    let mut result = CallToolResult::success(vec![ContentBlock::text(structured.to_string())]);
+    result.structured_content = Some(structured);
+    Ok(result)
+}
+
+/// The session's index of every tool its toolboxes know now (from a live server or the
+/// persisted catalog), and the toolboxes with a server whose tools are not known.
+fn session_index(toolboxes: &Toolboxes) -> (std::sync::Arc<SearchIndex>, Vec<String>) {
+    let mut revisions = Vec::new();
+    let mut not_searched = Vec::new();
+    for toolbox in toolboxes.all() {
+        for slot in &toolbox.servers {
+            slot.recall();
+            if slot.catalog.source() == Source::None && !not_searched.contains(&toolbox.spec.name) {
+                not_searched.push(toolbox.spec.name.clone());
+            }
+            revisions.push(slot.catalog.revision());
+        }
+    }
+    let index = toolboxes.search().index(revisions, || {
+        let mut entries = Vec::new();
+        for toolbox in toolboxes.all() {
+            for slot in &toolbox.servers {
+                for tool in slot.catalog.tools().iter() {
+                    entries.push(Entry::new(&toolbox.spec.name, &slot.spec.name, tool));
+                }
+            }
+        }
+        entries
+    });
+    (index, not_searched)
+}
+
+/// `entry`'s tool as its server lists it now, if it still does.
+fn listed_tool(toolboxes: &Toolboxes, entry: &Entry) -> Option<CatalogTool> {
+    let slot = toolboxes.get(&entry.toolbox)?.server(&entry.server)?;
+    let tools = slot.catalog.tools();
+    tools
+        .iter()
+        .find(|tool| tool.name() == entry.canonical)
+        .cloned()
+}
