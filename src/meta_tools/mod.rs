@@ -3,6 +3,7 @@
 
 mod open_toolbox;
 mod search;
+mod signature;
 mod use_tool;
 
 use std::sync::Arc;

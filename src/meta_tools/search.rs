@@ -1,6 +1,7 @@
 //! `open_toolbox {query}`: the tools of every toolbox that best match what the agent wants to
 //! do, best first, with what it needs to call each (its full identifier, description and input
-//! schema), starting nothing. A toolbox whose servers never listed their tools (in this run or
+//! schema), starting nothing. The text is a line per tool, its arguments as a signature, which
+//! an agent reads in fewer tokens than JSON; `structuredContent` has the whole schemas. A toolbox whose servers never listed their tools (in this run or
 //! in the persisted catalog) is not searched, and the answer says so with the fix. The tools an
 //! answer shows are remembered for the session: `use_tool` opens their toolbox on demand.
 
@@ -8,7 +9,10 @@ use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
 use serde::Serialize;
 use serde_json::{Value, value::RawValue};
 
-use super::open_toolbox::{Search, declares_arguments};
+use super::{
+    open_toolbox::{Search, declares_arguments},
+    signature,
+};
 use crate::{
     catalog::{CatalogTool, Source},
     error::{Context, ToolError},
@@ -105,10 +109,46 @@ pub(super) fn search(toolboxes: &Toolboxes, search: Search) -> Result<CallToolRe
         not_searched,
         hint,
     };
-    let structured = serde_json::to_value(&answer).unwrap_or(Value::Null);
-    let mut result = CallToolResult::success(vec![ContentBlock::text(structured.to_string())]);
-    result.structured_content = Some(structured);
+    let text = text(&answer);
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(serde_json::to_value(&answer).unwrap_or(Value::Null));
     Ok(result)
+}
+
+/// The answer as the agent reads it: a line per tool, best first, as
+/// `toolbox/server/name(arguments): description`, then what was not searched.
+fn text(answer: &Answer<'_>) -> String {
+    let mut text = String::new();
+    if !answer.tools.is_empty() {
+        text.push_str("Best first, as toolbox/server/name(arguments; ? optional): description");
+    }
+    for tool in &answer.tools {
+        let arguments = tool
+            .input_schema
+            .as_ref()
+            .map(signature::arguments)
+            .unwrap_or_default();
+        text.push_str(&format!(
+            "\n{}/{}/{}({arguments})",
+            tool.toolbox, tool.server, tool.name
+        ));
+        if let Some(execution) = tool.execution {
+            text.push_str(&format!(" execution: {}", execution.get()));
+        }
+        if let Some(description) = tool.description {
+            text.push_str(&format!(": {}", description.trim()));
+        }
+    }
+    if !answer.not_searched.is_empty() {
+        text.push_str(&format!(
+            "\nNot searched: {}.",
+            answer.not_searched.join(", ")
+        ));
+    }
+    if let Some(hint) = &answer.hint {
+        text.push_str(&format!("\n{hint}"));
+    }
+    text.trim_start().to_owned()
 }
 
 /// The session's index of every tool its toolboxes know now (from a live server or the

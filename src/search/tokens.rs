@@ -1,6 +1,6 @@
 //! Text into the terms search matches on: words split at anything not a letter or digit, at
-//! `_` and `-`, and where camelCase turns (`readTextFile` → read, text, file), lowercased, with
-//! a plural's `s` taken off so "files" finds "file".
+//! `_` and `-`, and where camelCase turns (`readTextFile` → read, text, file), lowercased,
+//! stemmed (so "files" finds "file" and "sorting" finds "sort"), without stop words.
 
 /// The terms of `text`, in order, repeats kept (they count).
 pub(crate) fn terms(text: &str) -> Vec<String> {
@@ -32,19 +32,25 @@ fn flush(word: &mut String, terms: &mut Vec<String>) {
         return;
     }
     let term = std::mem::take(word);
-    terms.push(singular(term));
+    if STOP_WORDS.contains(&term.as_str()) {
+        return;
+    }
+    terms.push(STEMMER.stem(&term).into_owned());
 }
 
-/// `files` → `file`, `queries` → `query`; short words and `ss` endings stay.
-fn singular(term: String) -> String {
-    if term.len() > 4 && term.ends_with("ies") {
-        return format!("{}y", &term[..term.len() - 3]);
-    }
-    if term.len() > 3 && term.ends_with('s') && !term.ends_with("ss") && !term.ends_with("us") {
-        return term[..term.len() - 1].to_owned();
-    }
-    term
-}
+/// English's Snowball stemmer: "sorting", "sorted" and "sorts" are all "sort".
+static STEMMER: std::sync::LazyLock<rust_stemmers::Stemmer> =
+    std::sync::LazyLock::new(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English));
+
+/// Words that say how a request is phrased, not what it is about: people write them into
+/// queries ("please make sure to…") and they would match every description.
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been", "by", "can",
+    "could", "did", "do", "does", "for", "from", "had", "has", "have", "i", "in", "into", "is",
+    "it", "its", "just", "make", "me", "my", "now", "of", "on", "or", "our", "out", "please", "so",
+    "some", "sure", "that", "the", "then", "there", "these", "this", "those", "to", "up", "us",
+    "was", "we", "were", "what", "which", "will", "with", "would", "you", "your",
+];
 
 #[cfg(test)]
 mod tests {
@@ -55,12 +61,13 @@ mod tests {
         assert_eq!(terms("readTextFile"), ["read", "text", "file"]);
         assert_eq!(
             terms("list_directory-entries"),
-            ["list", "directory", "entry"]
+            ["list", "directori", "entri"]
         );
         assert_eq!(
             terms("Get the HTML of 2 pages"),
-            ["get", "the", "html", "of", "2", "page"]
+            ["get", "html", "2", "page"]
         );
+        assert_eq!(terms("sorting sorted sorts"), ["sort", "sort", "sort"]);
         assert_eq!(terms("sha256sum, class"), ["sha", "256", "sum", "class"]);
     }
 }

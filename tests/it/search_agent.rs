@@ -62,7 +62,18 @@ async fn a_search_starts_nothing_finds_what_the_catalog_remembers_and_follows_it
     // The fixture will list another tool than the one remembered.
     std::fs::write(&extra, "new_widget\n").expect("write");
     let (shelf, _log) = serve(&cache, &config, &[]).await;
-    let answer = search(&shelf, json!({"query": "add two numbers", "limit": 3})).await;
+    let result = shelf
+        .call(
+            "open_toolbox",
+            json!({"query": "add two numbers", "limit": 3}),
+        )
+        .await;
+    let text = crate::harness::text(&result);
+    assert!(
+        text.starts_with("Best first, as toolbox/server/name(arguments; ? optional): description\ndemo/everything/get-sum(a: number, b: number): Returns the sum of two numbers\n"),
+        "{text}"
+    );
+    let answer = opened(&result);
     let tools = found(&answer);
     assert_eq!(tools.len(), 3, "{answer}");
     assert!(

@@ -23,6 +23,7 @@ mod context;
 mod http;
 mod opening;
 mod report;
+mod search;
 mod stats;
 mod stdio;
 
@@ -60,6 +61,7 @@ pub const SECTIONS: &[&str] = &[
     "open",
     "spawn",
     "context",
+    "search",
     "http_child",
     "http_serve",
 ];
@@ -78,6 +80,8 @@ pub const TARGET_TOOLS_LIST_BYTES: usize = 2400;
 pub const TARGET_HTTP_ADDED_P50_US: f64 = 100.0;
 pub const TARGET_HTTP_THROUGHPUT_64: f64 = 0.8;
 pub const TARGET_HTTP_SESSION_KB: f64 = 50.0;
+pub const TARGET_SEARCH_P50_US: f64 = 1000.0;
+pub const TARGET_SEARCH_LOAD_MS: f64 = 50.0;
 
 /// Runs every measurement and returns all figures as JSON.
 pub async fn run(options: &Options) -> anyhow::Result<Value> {
@@ -107,6 +111,9 @@ pub async fn run(options: &Options) -> anyhow::Result<Value> {
     }
     if options.runs("context") {
         report["context"] = bench.context().await?;
+    }
+    if options.runs("search") {
+        report["search"] = bench.search().await?;
     }
     if let Some(bin) = &options.npm_bin {
         if options.runs("http_child") {

@@ -83,6 +83,18 @@ pub(super) fn targets(report: &Value) -> Value {
             true
         ),
         check(
+            "search p50 over 5,000 tools (us)",
+            number("/search/search_us/p50"),
+            TARGET_SEARCH_P50_US,
+            true
+        ),
+        check(
+            "first search: catalog load and index, 5,000 tools, p50 (ms)",
+            number("/search/load_ms/p50"),
+            TARGET_SEARCH_LOAD_MS,
+            true
+        ),
+        check(
             "serve --http: added latency p50, fixture (us)",
             number("/http_serve/latency_fixture/added_p50_us"),
             TARGET_HTTP_ADDED_P50_US,
@@ -267,6 +279,20 @@ pub fn table(report: &Value) -> String {
             format!(
                 "npm servers: open_toolbox text {} vs their tools/list {} (ratio {})",
                 real["open_toolbox_text_bytes"], real["children_tools_list_bytes"], real["ratio"]
+            ),
+        );
+    }
+    let search = &report["search"];
+    if !search.is_null() {
+        line(
+            &mut text,
+            format!(
+                "search over {} tools: first search (catalog load and index) {} ms, search {} us, the load adds {} KiB private ({} KiB per 1,000 tools)",
+                search["tools"],
+                search["load_ms"],
+                search["search_us"],
+                search["load_rss_kb"],
+                search["rss_kb_per_1000_tools"]
             ),
         );
     }
