@@ -49,7 +49,7 @@ impl MetaTools {
             toolbox.insert("enum".into(), json!(names));
         }
         let mut open_description = String::from(
-            "Start a toolbox's MCP servers and list their tools, under each server (name, description, inputSchema; no inputSchema: it declares no arguments). A server's status is ready, idle (stopped while unused; its next call starts it) or failed (with the error). Call it before use_tool. Or send {\"query\": what you want to do} to search every toolbox's tools, starting nothing; use_tool calls a found tool directly. Toolboxes:",
+            "Start a toolbox's MCP servers and list their tools by server (name, description, inputSchema unless it takes no arguments). A server is ready, idle (stopped while unused; its next call starts it) or failed (with the error). Call it before use_tool, or search every toolbox, starting nothing: {\"query\": what you want to do} (limit: 5; toolbox: only that one); use_tool calls what a search found. Toolboxes:",
         );
         for toolbox in config.toolboxes.values() {
             open_description.push_str(&format!("\n- {}", toolbox.name));
@@ -57,7 +57,7 @@ impl MetaTools {
                 open_description.push_str(&format!(": {}", toolbox.description));
             }
         }
-        let use_description = "Call a tool of an opened toolbox (or one a search found). `tool` is {toolbox, server, name} as listed by open_toolbox; `arguments` is the tool's input object. Returns the tool's own result.";
+        let use_description = "Call a tool of an opened toolbox. `tool` is {toolbox, server, name} as listed by open_toolbox; `arguments` is the tool's input object. Returns the tool's own result.";
         let tools = vec![
             Tool::new(
                 OPEN_TOOLBOX,

@@ -22,15 +22,15 @@ use crate::{
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct OpenToolboxArgs {
-    /// The toolbox to open (with query: to search).
+    /// The toolbox to open.
     #[schemars(length(min = 1), with = "String")]
     #[serde(default)]
     pub toolbox: Option<String>,
-    /// Instead of opening: what you want to do, in words.
-    #[schemars(length(min = 1, max = 1000), with = "String")]
+    // `query` and `limit` go undocumented in the schema (the tool's description says them): every
+    // byte of this schema is in every agent's context.
+    #[schemars(with = "String")]
     #[serde(default)]
     pub query: Option<String>,
-    /// With query: how many tools (default 5).
     #[schemars(range(min = 1, max = 50), with = "u32")]
     #[serde(default)]
     pub limit: Option<u32>,
