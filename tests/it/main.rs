@@ -38,6 +38,7 @@ mod remote_oauth;
 mod remote_sessions;
 mod search;
 mod search_agent;
+mod search_quality;
 mod shell;
 mod subscriptions;
 mod supervision;

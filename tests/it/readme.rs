@@ -13,7 +13,7 @@ use crate::{
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// `1637` as the docs write it: `1,637`.
-fn grouped(number: usize) -> String {
+pub(crate) fn grouped(number: usize) -> String {
     let digits = number.to_string();
     let mut out = String::new();
     for (index, digit) in digits.chars().enumerate() {

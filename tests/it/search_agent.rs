@@ -175,3 +175,29 @@ async fn a_search_request_is_checked_strictly() {
     shelf.close().await;
     assert_eq!(started(&starts), 0);
 }
+
+/// Over `serve --http` each session searches the toolboxes it can reach, the shared children's
+/// live lists included, and calls what it found.
+#[tokio::test]
+async fn a_session_over_http_searches_and_calls_what_it_found() {
+    use crate::harness::http::{RawSession, fixture_session, use_tool_request};
+    let (served, _events, _first) = fixture_session(60).await;
+    let session = RawSession::open(served.port).await;
+    let answer = session
+        .post(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "open_toolbox", "arguments": {"query": "echo arguments", "limit": 1}}}))
+        .await;
+    assert!(
+        answer.body.contains(r#"dev/fixture/echo("#),
+        "{}",
+        answer.body
+    );
+    let called = session
+        .post(use_tool_request(3, "echo", json!({"via": "search"}), None))
+        .await;
+    assert!(
+        called.body.contains(r#"{\"via\":\"search\"}"#) && !called.body.contains("isError\":true"),
+        "{}",
+        called.body
+    );
+}
