@@ -96,7 +96,7 @@ pub(super) fn search(toolboxes: &Toolboxes, search: Search) -> Result<CallToolRe
         .collect();
     let hint = match (tools.is_empty(), not_searched.first()) {
         (_, Some(toolbox)) => Some(format!(
-            "The tools of the toolboxes in notSearched are not known yet: open_toolbox {} lists them, and later searches include them.",
+            "open_toolbox {} lists the tools of a toolbox not searched, and later searches include them.",
             serde_json::json!({ "toolbox": toolbox })
         )),
         (true, None) => Some(
@@ -141,7 +141,7 @@ fn text(answer: &Answer<'_>) -> String {
     }
     if !answer.not_searched.is_empty() {
         text.push_str(&format!(
-            "\nNot searched: {}.",
+            "\nNot searched (their tools are not known yet): {}.",
             answer.not_searched.join(", ")
         ));
     }

@@ -40,7 +40,13 @@ async fn a_search_starts_nothing_finds_what_the_catalog_remembers_and_follows_it
 
     // The first run lists dev and demo (so the catalog remembers them), never later.
     let (shelf, _log) = serve(&cache, &config, &[]).await;
-    let none = search(&shelf, json!({"query": "echo"})).await;
+    let result = shelf.call("open_toolbox", json!({"query": "echo"})).await;
+    crate::docs::assert_quoted(&crate::harness::text(&result));
+    assert_eq!(
+        crate::harness::text(&result),
+        "Not searched (their tools are not known yet): dev, demo, later.\nopen_toolbox {\"toolbox\":\"dev\"} lists the tools of a toolbox not searched, and later searches include them."
+    );
+    let none = opened(&result);
     assert_eq!(found(&none), Vec::<String>::new(), "{none}");
     assert_eq!(
         none["notSearched"],
@@ -48,9 +54,9 @@ async fn a_search_starts_nothing_finds_what_the_catalog_remembers_and_follows_it
         "{none}"
     );
     assert!(
-        none["hint"]
-            .as_str()
-            .is_some_and(|hint| hint.contains(r#"open_toolbox {"toolbox":"dev"} lists them"#)),
+        none["hint"].as_str().is_some_and(
+            |hint| hint.starts_with(r#"open_toolbox {"toolbox":"dev"} lists the tools"#)
+        ),
         "{none}"
     );
     assert!(shelf.children().is_empty(), "a search started a child");
@@ -69,6 +75,8 @@ async fn a_search_starts_nothing_finds_what_the_catalog_remembers_and_follows_it
         )
         .await;
     let text = crate::harness::text(&result);
+    let first_two: Vec<&str> = text.lines().take(2).collect();
+    crate::docs::assert_quoted(&first_two.join("\n"));
     assert!(
         text.starts_with("Best first, as toolbox/server/name(arguments; ? optional): description\ndemo/everything/get-sum(a: number, b: number): Returns the sum of two numbers\n"),
         "{text}"
