@@ -26,7 +26,7 @@ pub struct Entry {
     /// The name the server lists it under.
     pub canonical: String,
     pub description: String,
-    /// Text in each field, with the field's weight.
+    /// Text in each field, with the field's weight; emptied once indexed.
     fields: Vec<(f32, String)>,
 }
 
@@ -121,21 +121,46 @@ impl SearchIndex {
         self.entries.iter().any(|entry| entry.is(expected))
     }
 
-    pub fn build(entries: Vec<Entry>) -> SearchIndex {
-        let mut postings: HashMap<String, Vec<(u32, f32)>> = HashMap::new();
+    pub fn build(mut entries: Vec<Entry>) -> SearchIndex {
+        // Catalogs repeat their words: each distinct word is stemmed once, and counted by the
+        // number of its term (`slot`) rather than by its text.
+        let mut slots: HashMap<String, Option<usize>> = HashMap::new();
+        let mut vocabulary: Vec<(String, Vec<(u32, f32)>)> = Vec::new();
+        let mut by_term: HashMap<String, usize> = HashMap::new();
         let mut lengths = Vec::with_capacity(entries.len());
-        for (at, entry) in entries.iter().enumerate() {
-            let mut counts: HashMap<String, f32> = HashMap::new();
+        let mut counts: Vec<(usize, f32)> = Vec::new();
+        for (at, entry) in entries.iter_mut().enumerate() {
+            counts.clear();
             let mut length = 0.0;
-            for (weight, text) in &entry.fields {
-                for term in tokens::terms(text) {
-                    *counts.entry(term).or_default() += weight;
+            for (weight, text) in std::mem::take(&mut entry.fields) {
+                tokens::words(&text, |word| {
+                    let slot = match slots.get(word) {
+                        Some(slot) => *slot,
+                        None => {
+                            let slot = tokens::term(word).map(|term| {
+                                let next = vocabulary.len();
+                                *by_term.entry(term.clone()).or_insert_with(|| {
+                                    vocabulary.push((term, Vec::new()));
+                                    next
+                                })
+                            });
+                            slots.insert(word.to_owned(), slot);
+                            slot
+                        }
+                    };
+                    let Some(slot) = slot else {
+                        return;
+                    };
+                    match counts.iter_mut().find(|(counted, _)| *counted == slot) {
+                        Some((_, count)) => *count += weight,
+                        None => counts.push((slot, weight)),
+                    }
                     length += weight;
-                }
+                });
             }
             lengths.push(length);
-            for (term, count) in counts {
-                postings.entry(term).or_default().push((at as u32, count));
+            for &(slot, count) in &counts {
+                vocabulary[slot].1.push((at as u32, count));
             }
         }
         let average_length = match lengths.is_empty() {
@@ -144,7 +169,7 @@ impl SearchIndex {
         };
         SearchIndex {
             entries,
-            postings,
+            postings: vocabulary.into_iter().collect(),
             lengths,
             average_length: average_length.max(1.0),
         }

@@ -5,11 +5,23 @@
 /// The terms of `text`, in order, repeats kept (they count).
 pub(crate) fn terms(text: &str) -> Vec<String> {
     let mut terms = Vec::new();
+    words(text, |word| terms.extend(term(word)));
+    terms
+}
+
+/// Calls `each` with every word of `text`, lowercased, in order (stop words included).
+pub(crate) fn words(text: &str, mut each: impl FnMut(&str)) {
     let mut word = String::new();
     let mut previous: Option<char> = None;
+    let mut flush = |word: &mut String| {
+        if !word.is_empty() {
+            each(word);
+            word.clear();
+        }
+    };
     for character in text.chars() {
         if !character.is_alphanumeric() {
-            flush(&mut word, &mut terms);
+            flush(&mut word);
             previous = None;
             continue;
         }
@@ -18,24 +30,20 @@ pub(crate) fn terms(text: &str) -> Vec<String> {
                 || (before.is_alphabetic() != character.is_alphabetic())
         });
         if turns {
-            flush(&mut word, &mut terms);
+            flush(&mut word);
         }
         word.extend(character.to_lowercase());
         previous = Some(character);
     }
-    flush(&mut word, &mut terms);
-    terms
+    flush(&mut word);
 }
 
-fn flush(word: &mut String, terms: &mut Vec<String>) {
-    if word.is_empty() {
-        return;
+/// The term a lowercased word is searched by; none for a stop word.
+pub(crate) fn term(word: &str) -> Option<String> {
+    if STOP_WORDS.contains(&word) {
+        return None;
     }
-    let term = std::mem::take(word);
-    if STOP_WORDS.contains(&term.as_str()) {
-        return;
-    }
-    terms.push(STEMMER.stem(&term).into_owned());
+    Some(STEMMER.stem(word).into_owned())
 }
 
 /// English's Snowball stemmer: "sorting", "sorted" and "sorts" are all "sort".
