@@ -362,6 +362,10 @@ pub struct ServeArgs {
     /// ignored). Default: $TOOLSHELF_TOKEN.
     #[arg(long, value_name = "FILE", requires = "http")]
     pub token_file: Option<PathBuf>,
+    /// With --http: a folder with one file per caller, named like the caller and holding its
+    /// bearer token (a mounted secret's layout); beside the single token (caller `default`).
+    #[arg(long, value_name = "DIR", requires = "http")]
+    pub tokens_dir: Option<PathBuf>,
     /// With --http: serve without a token even on a non-loopback address (unprotected).
     #[arg(long, requires = "http")]
     pub insecure_no_auth: bool,

@@ -61,16 +61,23 @@ pub async fn run(command: Command, shutdown: impl Future<Output = ()>) -> ExitCo
                 None
             };
             if let Some(address) = args.http {
-                let token = match token(args.token_file.as_deref()) {
-                    Ok(token) => token,
+                let callers = token(args.token_file.as_deref()).and_then(|token| {
+                    crate::transport::http::Callers::load(token, args.tokens_dir.as_deref())
+                });
+                let callers = match callers {
+                    Ok(callers) => callers,
                     Err(message) => {
                         let _ = writeln!(std::io::stderr().lock(), "error: {message}");
                         return ExitCode::from(2);
                     }
                 };
+                if let Some(callers) = &callers {
+                    let names: Vec<&str> = callers.names().collect();
+                    tracing::info!(callers = %names.join(", "), "callers admitted by token");
+                }
                 let options = crate::transport::http::HttpOptions {
                     address,
-                    token,
+                    callers,
                     insecure_no_auth: args.insecure_no_auth,
                     allowed_origins: args.allowed_origin,
                     allowed_hosts: args.allowed_host,

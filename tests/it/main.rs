@@ -18,6 +18,7 @@ mod flat;
 mod forwarding;
 mod harness;
 mod hostile;
+mod http_callers;
 mod http_direct;
 mod http_edges;
 mod http_replicas;

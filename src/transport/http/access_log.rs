@@ -1,6 +1,7 @@
 //! The access log of `serve --http`: one line per request, at target `toolshelf_access`, off
 //! unless `serve --access-log` (or a log filter naming the target) turns it on. A line says what
-//! an operator needs to follow a client (HTTP method, path, the session, the tool a call named,
+//! an operator needs to follow a client (HTTP method, path, the session, the caller its token
+//! names, the tool a call named,
 //! the status and the time until the response's head) and nothing a client sent as a secret or
 //! as data: no token or other header value, no argument. A session is named by the first eight
 //! characters of its id, enough to tell sessions apart in a log and not enough to take one over.
@@ -26,6 +27,8 @@ pub(super) struct AccessEntry {
     method: Method,
     path: String,
     session: Option<String>,
+    /// The caller whose token the request carried (`serve --http` with tokens).
+    pub(super) caller: Option<std::sync::Arc<str>>,
     /// The tool a call names (`toolbox/server/name`, or a flat name), where the gate read it.
     pub(super) call: Option<String>,
 }
@@ -46,6 +49,7 @@ impl AccessEntry {
             method: request.method().clone(),
             path: request.uri().path().to_owned(),
             session,
+            caller: None,
             call: None,
         })
     }
@@ -56,6 +60,7 @@ impl AccessEntry {
             method = %self.method,
             path = %self.path,
             session = %self.session.as_deref().unwrap_or("-"),
+            caller = %self.caller.as_deref().unwrap_or("-"),
             call = %self.call.as_deref().unwrap_or("-"),
             status = status.as_u16(),
             micros = u64::try_from(self.began.elapsed().as_micros()).unwrap_or(u64::MAX),

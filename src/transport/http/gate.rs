@@ -4,27 +4,26 @@
 
 use std::{convert::Infallible, sync::Arc};
 
-use bytes::Bytes;
-use http::{Method, Request, Response, StatusCode, header};
-use http_body_util::{BodyExt, Full, combinators::BoxBody};
-use hyper::body::Incoming;
-use rmcp::transport::StreamableHttpService;
-use subtle::ConstantTimeEq;
-
 use super::{
     access_log::AccessEntry,
+    callers::{Caller, Callers},
     connection::Connections,
     direct::{DirectPath, Routed},
     session::{self, Sessions},
     session_streams::SessionStreams,
 };
+use bytes::Bytes;
+use http::{Method, Request, Response, StatusCode, header};
+use http_body_util::{BodyExt, Full, combinators::BoxBody};
+use hyper::body::Incoming;
+use rmcp::transport::StreamableHttpService;
 
 pub(super) type Body = BoxBody<Bytes, Infallible>;
 
 /// What stands in front of rmcp's service.
 pub(super) struct Gate {
     pub(super) connections: Arc<Connections>,
-    pub(super) token: Option<String>,
+    pub(super) callers: Option<Callers>,
     pub(super) sessions: Arc<Sessions>,
     /// `use_tool` calls of known sessions, answered past rmcp.
     pub(super) direct: DirectPath,
@@ -46,29 +45,50 @@ impl Gate {
 
     async fn answer(
         &self,
-        request: Request<Incoming>,
-        access: Option<&mut AccessEntry>,
+        mut request: Request<Incoming>,
+        mut access: Option<&mut AccessEntry>,
     ) -> Response<Body> {
         match request.uri().path() {
-            "/healthz" => text(StatusCode::OK, "alive\n"),
-            "/readyz" => text(StatusCode::OK, "ready\n"),
+            "/healthz" => return text(StatusCode::OK, "alive\n"),
+            "/readyz" => return text(StatusCode::OK, "ready\n"),
             // Names of toolboxes and servers are the operator's business: the token guards them.
-            "/metrics" if !self.admits(&request) => unauthorized(),
+            "/metrics" | "/mcp" => {}
+            _ => {
+                return text(
+                    StatusCode::NOT_FOUND,
+                    "not found: toolshelf serves MCP at /mcp (and /healthz, /readyz, /metrics)\n",
+                );
+            }
+        }
+        let Some(admitted) = self.admit(&request) else {
+            return unauthorized();
+        };
+        if let Admitted::Caller(caller) = admitted {
+            if let Some(entry) = access.as_deref_mut() {
+                entry.caller = Some(caller.0.clone());
+            }
+            // A session belongs to the caller that began it: to another, it does not exist.
+            let session = request.headers().get(session::SESSION_ID_HEADER);
+            let id = session.and_then(|id| id.to_str().ok());
+            if id.is_some_and(|id| self.sessions.is_foreign(id, &caller)) {
+                return match request.method() == Method::DELETE {
+                    true => not_found_to_end(),
+                    false => text(StatusCode::NOT_FOUND, "Not Found: Session not found"),
+                };
+            }
+            request.extensions_mut().insert(caller);
+        }
+        match request.uri().path() {
             "/metrics" => respond(
                 StatusCode::OK,
                 Some("application/openmetrics-text; version=1.0.0; charset=utf-8"),
                 self.sessions.metrics(self.connections.open()),
             ),
-            "/mcp" if !self.admits(&request) => unauthorized(),
-            "/mcp" if request.method() == Method::DELETE => self.end_session(request).await,
-            "/mcp" => match self.direct.route(request, access).await {
+            _ if request.method() == Method::DELETE => self.end_session(request).await,
+            _ => match self.direct.route(request, access).await {
                 Routed::Answered(response) => response,
                 Routed::Passed(request) => explained(self.mcp.handle(request).await).await,
             },
-            _ => text(
-                StatusCode::NOT_FOUND,
-                "not found: toolshelf serves MCP at /mcp (and /healthz, /readyz, /metrics)\n",
-            ),
         }
     }
 
@@ -87,18 +107,16 @@ impl Gate {
             (StatusCode::ACCEPTED, Some(true)) => {
                 respond(StatusCode::NO_CONTENT, None, Bytes::new())
             }
-            (StatusCode::ACCEPTED, _) => text(
-                StatusCode::NOT_FOUND,
-                "Not Found: no session has this id (it ended already: DELETE, idle expiry or a restart of toolshelf); nothing to end\n",
-            ),
+            (StatusCode::ACCEPTED, _) => not_found_to_end(),
             _ => response,
         }
     }
 
-    /// True when no token is asked, or the request carries it (compared in constant time).
-    fn admits(&self, request: &Request<Incoming>) -> bool {
-        let Some(expected) = &self.token else {
-            return true;
+    /// Who sends `request`: anyone when no token is asked, else the caller whose token it
+    /// carries; `None` when it carries none of them.
+    fn admit(&self, request: &Request<Incoming>) -> Option<Admitted> {
+        let Some(callers) = &self.callers else {
+            return Some(Admitted::Anyone);
         };
         let given = request
             .headers()
@@ -111,15 +129,31 @@ impl Gate {
                     .then_some(token.trim())
             })
             .unwrap_or_default();
-        bool::from(given.as_bytes().ct_eq(expected.as_bytes()))
+        let name = callers.identify(given.as_bytes())?;
+        Some(Admitted::Caller(Caller(name.into())))
     }
+}
+
+/// Who a request comes from, once admitted.
+enum Admitted {
+    /// No token is asked (loopback, or `--insecure-no-auth`).
+    Anyone,
+    Caller(Caller),
+}
+
+/// A DELETE of a session that does not exist (for this caller).
+fn not_found_to_end() -> Response<Body> {
+    text(
+        StatusCode::NOT_FOUND,
+        "Not Found: no session has this id (it ended already: DELETE, idle expiry or a restart of toolshelf); nothing to end\n",
+    )
 }
 
 /// 401 with `WWW-Authenticate: Bearer` and what to send.
 fn unauthorized() -> Response<Body> {
     let mut refusal = text(
         StatusCode::UNAUTHORIZED,
-        "toolshelf needs a bearer token: send `Authorization: Bearer TOKEN` with the token toolshelf was started with (TOOLSHELF_TOKEN or --token-file)\n",
+        "toolshelf needs a bearer token: send `Authorization: Bearer TOKEN` with your token (TOOLSHELF_TOKEN, --token-file or your file of --tokens-dir, where toolshelf was started)\n",
     );
     refusal.headers_mut().insert(
         header::WWW_AUTHENTICATE,

@@ -8,6 +8,7 @@
 //! optional line per request. Each session is served by the same core as stdio (`session`).
 
 mod access_log;
+mod callers;
 mod connection;
 mod direct;
 mod gate;
@@ -24,6 +25,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
 pub use access_log::ACCESS_LOG_FILTER;
+pub use callers::{Callers, DEFAULT_CALLER};
 
 use crate::config::{Config, HttpLimits};
 use connection::{Connections, GuardedBody};
@@ -41,8 +43,8 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
     pub address: SocketAddr,
-    /// The bearer token agents must send; `None`: none is asked.
-    pub token: Option<String>,
+    /// The bearer tokens agents may send, each a named caller; `None`: none is asked.
+    pub callers: Option<Callers>,
     /// Serve without a token on a non-loopback address.
     pub insecure_no_auth: bool,
     /// Origins allowed besides loopback ones (`https://app.example.com:443`, `:*` for any port).
@@ -71,9 +73,9 @@ pub enum HttpServeError {
 /// address without a token, unless the user said `--insecure-no-auth`.
 pub fn check_exposure(options: &HttpOptions) -> Result<(), HttpServeError> {
     let loopback = options.address.ip().is_loopback();
-    match (&options.token, loopback, options.insecure_no_auth) {
+    match (&options.callers, loopback, options.insecure_no_auth) {
         (None, false, false) => Err(HttpServeError::Refused(format!(
-            "refusing to serve on {} without a token: anyone who can reach it could run your servers' tools. Set a token with TOOLSHELF_TOKEN or --token-file FILE (agents send it as `Authorization: Bearer TOKEN`), bind a loopback address, or pass --insecure-no-auth to run unprotected",
+            "refusing to serve on {} without a token: anyone who can reach it could run your servers' tools. Set a token with TOOLSHELF_TOKEN or --token-file FILE, or one per caller with --tokens-dir DIR (agents send theirs as `Authorization: Bearer TOKEN`), bind a loopback address, or pass --insecure-no-auth to run unprotected",
             options.address
         ))),
         (None, false, true) => {
@@ -122,7 +124,7 @@ pub async fn serve_http(
     ));
     let gate = Arc::new(Gate {
         connections: connections.clone(),
-        token: options.token.clone(),
+        callers: options.callers.clone(),
         sessions: sessions.clone(),
         direct: DirectPath::new(sessions.clone(), manager.clone(), &hosts),
         streams: manager,
@@ -223,7 +225,7 @@ mod tests {
     fn options(address: &str, token: Option<&str>, insecure: bool) -> HttpOptions {
         HttpOptions {
             address: address.parse().expect("address"),
-            token: token.map(String::from),
+            callers: Callers::load(token.map(String::from), None).expect("callers"),
             insecure_no_auth: insecure,
             allowed_origins: Vec::new(),
             allowed_hosts: Vec::new(),

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use dashmap::DashMap;
 use rmcp::{ErrorData as McpError, RoleServer, service::NotificationContext};
 
+use super::callers::Caller;
 use crate::{
     config::Config,
     flat::FlatSpec,
@@ -35,6 +36,8 @@ pub(super) struct Sessions {
     /// The same, by rmcp's session id once the agent said `notifications/initialized`: what
     /// the gate's direct path serves.
     by_id: DashMap<Box<str>, Arc<SessionState>>,
+    /// The caller each session of `by_id` belongs to, where tokens name callers.
+    owners: DashMap<Box<str>, Caller>,
 }
 
 /// The header rmcp keeps a session's id in.
@@ -65,6 +68,7 @@ impl Sessions {
             surface,
             open: DashMap::new(),
             by_id: DashMap::new(),
+            owners: DashMap::new(),
         })
     }
 
@@ -98,6 +102,11 @@ impl Sessions {
 
     pub(super) fn open_sessions(&self) -> usize {
         self.open.len()
+    }
+
+    /// True when the session `id` belongs to a caller other than `caller`.
+    pub(super) fn is_foreign(&self, id: &str, caller: &Caller) -> bool {
+        self.owners.get(id).is_some_and(|owner| *owner != *caller)
     }
 
     /// The text of `/metrics`, its gauges read now (with `connections` open).
@@ -153,12 +162,15 @@ impl SessionTable for Sessions {
         state: &Arc<SessionState>,
         context: &NotificationContext<RoleServer>,
     ) -> Option<Box<str>> {
-        let id: Box<str> = context
-            .extensions
-            .get::<http::request::Parts>()
-            .and_then(|request| request.headers.get(SESSION_ID_HEADER))
+        let request = context.extensions.get::<http::request::Parts>()?;
+        let id: Box<str> = request
+            .headers
+            .get(SESSION_ID_HEADER)
             .and_then(|id| id.to_str().ok())?
             .into();
+        if let Some(caller) = request.extensions.get::<Caller>() {
+            self.owners.insert(id.clone(), caller.clone());
+        }
         self.by_id.insert(id.clone(), state.clone());
         Some(id)
     }
@@ -166,6 +178,7 @@ impl SessionTable for Sessions {
     fn ended(&self, state: Arc<SessionState>, id: Option<Box<str>>) {
         if let Some(id) = id {
             self.by_id.remove(&id);
+            self.owners.remove(&id);
         }
         self.open.remove(&key(&state));
         // Outside a runtime (the process is ending) the process guard stops the children.

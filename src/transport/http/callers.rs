@@ -1,0 +1,182 @@
+//! Who may call `serve --http`, by bearer token: each token stands for a named caller. The
+//! tokens come from files or the environment, never from the config file: one token
+//! (`TOOLSHELF_TOKEN` or `--token-file`) is the caller `default`, and each file of
+//! `--tokens-dir DIR` is a caller named like the file (the layout of a mounted Kubernetes
+//! secret). A request's token is compared with every token, in constant time each, whichever
+//! matches.
+
+use std::path::Path;
+
+use subtle::ConstantTimeEq;
+
+use crate::schema_check::NAME_PATTERN;
+
+/// The caller the single token stands for.
+pub const DEFAULT_CALLER: &str = "default";
+
+/// A named caller, as a request's extension: the session it begins is bound to it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Caller(pub(super) std::sync::Arc<str>);
+
+/// The named tokens `serve --http` admits.
+#[derive(Clone)]
+pub struct Callers {
+    named: Vec<(String, Vec<u8>)>,
+}
+
+impl std::fmt::Debug for Callers {
+    // Names only: a token never reaches a log, not even a debug one.
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_list()
+            .entries(self.named.iter().map(|(name, _)| name))
+            .finish()
+    }
+}
+
+impl Callers {
+    /// The callers of `single` (the token of `default`) and of every file in `dir`; `None` when
+    /// there is neither. Every problem is reported at once, each with its file and its fix.
+    pub fn load(single: Option<String>, dir: Option<&Path>) -> Result<Option<Callers>, String> {
+        let mut named: Vec<(String, Vec<u8>)> = Vec::new();
+        let mut problems = Vec::new();
+        if let Some(token) = single {
+            named.push((DEFAULT_CALLER.to_owned(), token.into_bytes()));
+        }
+        if let Some(dir) = dir {
+            read_dir(dir, &mut named, &mut problems);
+        }
+        for (at, (name, token)) in named.iter().enumerate() {
+            let twin = named[..at].iter().find(|(_, other)| other == token);
+            if let Some((first, _)) = twin {
+                problems.push(format!(
+                    "callers '{first}' and '{name}' have the same token: give each caller a token of its own"
+                ));
+            }
+            if named[..at].iter().any(|(other, _)| other == name) {
+                problems.push(format!(
+                    "caller '{name}' has two tokens (TOOLSHELF_TOKEN or --token-file is the caller '{DEFAULT_CALLER}'): remove one"
+                ));
+            }
+        }
+        if !problems.is_empty() {
+            return Err(problems.join("\n"));
+        }
+        Ok((!named.is_empty()).then_some(Callers { named }))
+    }
+
+    /// The caller whose token `given` is, if any.
+    pub(super) fn identify(&self, given: &[u8]) -> Option<&str> {
+        let mut found = None;
+        // Every token is compared, so the time taken says nothing of which matched.
+        for (name, token) in &self.named {
+            if bool::from(given.ct_eq(token)) {
+                found = Some(name.as_str());
+            }
+        }
+        found
+    }
+
+    /// The callers' names, in the order they were read.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.named.iter().map(|(name, _)| name.as_str())
+    }
+}
+
+/// Reads every caller file of `dir` into `named`; what is wrong into `problems`.
+fn read_dir(dir: &Path, named: &mut Vec<(String, Vec<u8>)>, problems: &mut Vec<String>) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(error) => {
+            problems.push(format!(
+                "cannot read the tokens folder {}: {error}; give a folder with one file per caller",
+                dir.display()
+            ));
+            return;
+        }
+    };
+    let mut files: Vec<_> = entries.flatten().map(|entry| entry.path()).collect();
+    files.sort();
+    for path in files {
+        let name = path
+            .file_name()
+            .and_then(|name| name.to_str())
+            .unwrap_or_default()
+            .to_owned();
+        // A mounted secret's own bookkeeping (`..data`, `..2026_…`), and hidden files.
+        if name.starts_with('.') || path.is_dir() {
+            continue;
+        }
+        if !is_caller_name(&name) {
+            problems.push(format!(
+                "{}: a caller's name is its file's name, which must match {NAME_PATTERN}; rename the file",
+                path.display()
+            ));
+            continue;
+        }
+        match std::fs::read_to_string(&path) {
+            Ok(text) if text.trim().is_empty() => problems.push(format!(
+                "{}: the file is empty; put caller '{name}''s token in it",
+                path.display()
+            )),
+            Ok(text) => named.push((name, text.trim().as_bytes().to_vec())),
+            Err(error) => problems.push(format!("cannot read {}: {error}", path.display())),
+        }
+    }
+}
+
+/// True when `name` matches `NAME_PATTERN` (`^[A-Za-z0-9_-]{1,64}$`).
+fn is_caller_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_token_names_its_caller_and_no_other() {
+        let dir = tempfile::tempdir().expect("dir");
+        std::fs::write(dir.path().join("alice"), "alice-token\n").expect("write");
+        std::fs::write(dir.path().join("bob"), "bob-token").expect("write");
+        std::fs::create_dir(dir.path().join("..data")).expect("dir");
+        let callers = Callers::load(Some("shared".into()), Some(dir.path()))
+            .expect("loads")
+            .expect("callers");
+        assert_eq!(
+            callers.names().collect::<Vec<_>>(),
+            ["default", "alice", "bob"]
+        );
+        assert_eq!(callers.identify(b"alice-token"), Some("alice"));
+        assert_eq!(callers.identify(b"shared"), Some("default"));
+        assert_eq!(callers.identify(b"alice-toke"), None);
+        assert_eq!(callers.identify(b""), None);
+        assert!(!format!("{callers:?}").contains("token"));
+    }
+
+    #[test]
+    fn every_problem_is_reported_at_once() {
+        let dir = tempfile::tempdir().expect("dir");
+        std::fs::write(dir.path().join("a b"), "t1").expect("write");
+        std::fs::write(dir.path().join("empty"), " \n").expect("write");
+        std::fs::write(dir.path().join("one"), "same").expect("write");
+        std::fs::write(dir.path().join("two"), "same").expect("write");
+        std::fs::write(dir.path().join("default"), "other").expect("write");
+        let error = Callers::load(Some("x".into()), Some(dir.path())).expect_err("refused");
+        assert!(error.contains("a b: a caller's name"), "{error}");
+        assert!(error.contains("empty: the file is empty"), "{error}");
+        assert!(
+            error.contains("callers 'one' and 'two' have the same token"),
+            "{error}"
+        );
+        assert!(error.contains("caller 'default' has two tokens"), "{error}");
+        assert!(
+            !error.contains("same\n") && !error.contains("other"),
+            "{error}"
+        );
+        assert!(Callers::load(None, None).expect("nothing").is_none());
+    }
+}
