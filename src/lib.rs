@@ -20,6 +20,7 @@
 // an optimised build the MIR inliner computes its layout through more levels than the default.
 #![recursion_limit = "256"]
 
+mod audit;
 pub mod catalog;
 pub mod check;
 mod children;

@@ -1,5 +1,6 @@
-//! Files only their owner may read (OAuth logins, the persisted catalog), written whole or not
-//! at all: a reader sees the old file or the new one, never half of either.
+//! Files only their owner may read (OAuth logins, the persisted catalog, the audit log); whole
+//! files are written whole or not at all: a reader sees the old file or the new one, never half
+//! of either.
 
 use std::{
     fs,
@@ -46,6 +47,15 @@ pub(crate) fn write(path: &Path, text: &[u8]) -> Result<Option<SystemTime>, Stri
         let _ = fs::remove_file(&temporary);
         format!("cannot write {}: {error}", path.display())
     })
+}
+
+/// `path` opened to append to (created 0600 if missing: the audit log).
+pub(crate) fn append(path: &Path) -> std::io::Result<fs::File> {
+    fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o600)
+        .open(path)
 }
 
 #[cfg(test)]

@@ -21,6 +21,12 @@ pub async fn run(command: Command, shutdown: impl Future<Output = ()>) -> ExitCo
             let Some(config) = load(args.config.config, &args.cache) else {
                 return ExitCode::from(2);
             };
+            if let Some(path) = &args.audit_log
+                && let Err(message) = crate::audit::install(path, args.audit_log_max_bytes)
+            {
+                let _ = writeln!(std::io::stderr().lock(), "error: {message}");
+                return ExitCode::from(2);
+            }
             // Said once here; an open or a call of such a server gets the reason as its error.
             for (toolbox, server) in config.toolboxes.values().flat_map(|toolbox| {
                 toolbox

@@ -94,7 +94,8 @@ impl SessionState {
             task,
             child_errors: ChildErrors::UrlElicitation,
         };
-        match (call, &self.flat) {
+        let audited = super::audit_trail::AuditedCall::of(&call);
+        let answer = match (call, &self.flat) {
             (AgentCall::Flat { name, arguments }, Some(flat)) => {
                 parts.arguments = arguments.as_deref();
                 parts.child_errors = ChildErrors::All;
@@ -106,7 +107,11 @@ impl SessionState {
             (AgentCall::Flat { .. }, None) => {
                 CallAnswer::Refused(McpError::internal_error("flat mode is off", None))
             }
+        };
+        if let Some(audited) = audited {
+            self.audit_call(audited, &answer);
         }
+        answer
     }
 
     /// Runs `use_tool` for an agent without a session (2026-07-28), for which a child's request

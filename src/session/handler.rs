@@ -264,7 +264,12 @@ impl ServerHandler for Session {
             let flat = inner.flat.is_some();
             if !flat && request.name == OPEN_TOOLBOX {
                 let input = Value::Object(request.arguments.unwrap_or_default());
-                let result = inner.meta.open_toolbox(&inner.toolboxes, input).await;
+                let began = std::time::Instant::now();
+                let result = inner
+                    .meta
+                    .open_toolbox(&inner.toolboxes, input.clone())
+                    .await;
+                inner.audit_open(&input, &result, began);
                 return Ok(result.into());
             }
             if !flat && request.name != USE_TOOL {

@@ -7,6 +7,7 @@
 //! What the agent can fix comes back as an `isError` result; a protocol error only for a tool
 //! name that toolshelf does not have.
 
+mod audit_trail;
 mod budget;
 mod calls;
 pub(crate) mod door;
@@ -24,6 +25,7 @@ use std::sync::{Arc, OnceLock};
 
 use rmcp::{ErrorData as McpError, RoleServer, service::NotificationContext};
 
+pub(crate) use audit_trail::Who;
 pub(crate) use budget::{CallBudget, LIMIT_REACHED};
 
 pub(crate) use route::SharedChildren;

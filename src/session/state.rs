@@ -56,6 +56,8 @@ pub(crate) struct SessionState {
     /// It serves clients without a session (2026-07-28 over HTTP): having no place to keep
     /// "open", their `use_tool` calls open the toolbox they name.
     sessionless: bool,
+    /// Who the transport said this session is, for the audit log.
+    pub(super) who: OnceLock<super::audit_trail::Who>,
 }
 
 /// How a transport sets up a session beyond what every session shows.
@@ -90,6 +92,7 @@ impl SessionState {
             requests: RequestsInFlight::default(),
             budget: setup.budget,
             sessionless: setup.sessionless,
+            who: OnceLock::new(),
         })
     }
 

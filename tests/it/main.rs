@@ -2,6 +2,7 @@
 //! real children (the fixture server of this repo and pinned npm servers).
 
 mod architecture;
+mod audit;
 mod bench_smoke;
 mod catalog;
 mod child_offers;

@@ -16,7 +16,7 @@ use crate::{
     metrics::Metrics,
     session::{
         CallBudget, LIMIT_REACHED, Session, SessionState, SessionTable, Setup, SharedChildren,
-        Surface,
+        Surface, Who,
     },
 };
 
@@ -168,9 +168,15 @@ impl SessionTable for Sessions {
             .get(SESSION_ID_HEADER)
             .and_then(|id| id.to_str().ok())?
             .into();
-        if let Some(caller) = request.extensions.get::<Caller>() {
+        let caller = request.extensions.get::<Caller>();
+        if let Some(caller) = caller {
             self.owners.insert(id.clone(), caller.clone());
         }
+        state.identify(Who {
+            caller: caller.map(|caller| caller.0.to_string()),
+            // As the access log shows it: enough to tell sessions apart, not to take one over.
+            session: id.chars().take(8).collect(),
+        });
         self.by_id.insert(id.clone(), state.clone());
         Some(id)
     }

@@ -28,7 +28,7 @@ use crate::{
         envelope,
         lines::{Line, LineReader, LineWriter},
     },
-    session::{Session, SessionState, Setup, Surface},
+    session::{Session, SessionState, Setup, Surface, Who},
 };
 
 mod rmcp_request;
@@ -156,6 +156,10 @@ pub async fn serve(
     let (stdin, stdout) = rmcp::transport::stdio_pipes();
     let out = LineWriter::spawn(stdout);
     let state = SessionState::new(config, &Surface::new(config, flat), Setup::default());
+    state.identify(Who {
+        caller: None,
+        session: "stdio".to_owned(),
+    });
     let transport = StdioTransport::new(stdin, out, state.clone());
     let outcome = serve_on(Session::One(state.clone()), transport, shutdown).await;
     state.shutdown().await;

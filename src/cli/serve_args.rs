@@ -1,0 +1,64 @@
+//! The flags of `toolshelf serve`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{CacheSwitch, ConfigArg};
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub config: ConfigArg,
+    #[command(flatten)]
+    pub cache: CacheSwitch,
+    /// Serve MCP over streamable HTTP at /mcp instead of stdio, on ADDR (default 127.0.0.1:8411).
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = crate::transport::http::DEFAULT_ADDRESS)]
+    pub http: Option<std::net::SocketAddr>,
+    /// With --http: the file holding the bearer token agents must send (whitespace around it is
+    /// ignored). Default: $TOOLSHELF_TOKEN.
+    #[arg(long, value_name = "FILE", requires = "http")]
+    pub token_file: Option<PathBuf>,
+    /// With --http: a folder with one file per caller, named like the caller and holding its
+    /// bearer token (a mounted secret's layout); beside the single token (caller `default`).
+    #[arg(long, value_name = "DIR", requires = "http")]
+    pub tokens_dir: Option<PathBuf>,
+    /// With --http: serve without a token even on a non-loopback address (unprotected).
+    #[arg(long, requires = "http")]
+    pub insecure_no_auth: bool,
+    /// With --http: a browser origin allowed besides loopback ones, e.g.
+    /// https://app.example.com:443 (`:*` for any port). Repeatable.
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    pub allowed_origin: Vec<String>,
+    /// With --http: a `Host` allowed besides loopback names (the name agents reach toolshelf by,
+    /// behind a proxy or in a pod). Repeatable.
+    #[arg(long, value_name = "HOST", requires = "http")]
+    pub allowed_host: Vec<String>,
+    /// Flat mode: list every tool of the served servers as SERVER:TOOL instead of the two
+    /// meta-tools; the servers start as soon as the client has initialized.
+    #[arg(long)]
+    pub flat: bool,
+    /// With --flat: serve this toolbox's servers (repeatable; default: every toolbox).
+    #[arg(long, value_name = "NAME", requires = "flat")]
+    pub toolbox: Vec<String>,
+    /// With --flat: the text between a server's name and its tool's (`__` for clients that
+    /// refuse `:` in tool names).
+    #[arg(long, value_name = "SEP", requires = "flat", default_value = crate::flat::DEFAULT_SEPARATOR)]
+    pub separator: String,
+    /// With --http: log a line per request on stderr (HTTP method, path, session, the tool a call
+    /// names, status, time to the response's head; never a token, header or argument value).
+    /// The same as adding toolshelf_access=info to the log filter.
+    #[arg(long, requires = "http")]
+    pub access_log: bool,
+    /// Append a JSON line per tool call, open and search to FILE (`-`: stderr): who, what, how.
+    #[arg(long, value_name = "FILE")]
+    pub audit_log: Option<PathBuf>,
+    /// With --audit-log FILE: past this many bytes, it moves to FILE.1 and begins anew.
+    #[arg(
+        long,
+        value_name = "BYTES",
+        default_value_t = 100_000_000,
+        requires = "audit_log"
+    )]
+    pub audit_log_max_bytes: u64,
+}

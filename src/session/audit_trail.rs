@@ -1,0 +1,143 @@
+//! What a session tells the audit log (`crate::audit`): each call of a child's tool (both
+//! modes, both transports pass `SessionState::call`), each open and each search, with who made
+//! it (the caller and session the transport named) and how it ended.
+
+use std::time::Instant;
+
+use rmcp::model::CallToolResult;
+use serde_json::Value;
+
+use super::{SessionState, calls::AgentCall};
+use crate::{
+    audit::{self, Record},
+    child_call::CallAnswer,
+};
+
+/// Who a session is, as the transport named it (`serve --http`: its caller and session id).
+pub(crate) struct Who {
+    pub caller: Option<String>,
+    pub session: String,
+}
+
+/// A call, as it will be recorded once it ends.
+pub(super) struct AuditedCall {
+    toolbox: Option<String>,
+    server: Option<String>,
+    tool: String,
+    digest: String,
+    began: Instant,
+}
+
+impl AuditedCall {
+    /// The record-to-be of `call`, when the audit log is on.
+    pub(super) fn of(call: &AgentCall) -> Option<AuditedCall> {
+        if !audit::enabled() {
+            return None;
+        }
+        let (toolbox, server, tool, arguments) = match call {
+            AgentCall::UseTool(input) => {
+                let named = input.tool_named();
+                let mut parts = named.splitn(3, '/').map(str::to_owned);
+                let (toolbox, server) = (parts.next(), parts.next());
+                let tool = parts.next().unwrap_or_default();
+                (toolbox, server, tool, input.arguments())
+            }
+            AgentCall::Flat { name, arguments } => (None, None, name.clone(), arguments.as_deref()),
+        };
+        Some(AuditedCall {
+            toolbox,
+            server,
+            tool,
+            digest: audit::digest(arguments.map_or("{}", |raw| raw.get()).as_bytes()),
+            began: Instant::now(),
+        })
+    }
+}
+
+impl SessionState {
+    /// Records `call`, which ended with `answer`.
+    pub(super) fn audit_call(&self, call: AuditedCall, answer: &CallAnswer) {
+        let outcome = match answer {
+            CallAnswer::Forwarded(result) if result.is_error() => "tool_error",
+            CallAnswer::Forwarded(_) => "ok",
+            CallAnswer::Failed(result) => error_kind(result),
+            CallAnswer::Refused(_) => "refused",
+        };
+        let revision = call
+            .toolbox
+            .as_deref()
+            .zip(call.server.as_deref())
+            .and_then(|(toolbox, server)| self.toolboxes.get(toolbox)?.server(server))
+            .map(|slot| slot.catalog.revision());
+        self.audit(Record {
+            event: "call",
+            toolbox: call.toolbox.as_deref(),
+            server: call.server.as_deref(),
+            tool: Some(&call.tool),
+            outcome,
+            ms: milliseconds(call.began),
+            revision,
+            digest: Some(call.digest),
+            ..self.record_base()
+        });
+    }
+
+    /// Records an `open_toolbox` with `input` (an open, or a search), answered `result`.
+    pub(super) fn audit_open(&self, input: &Value, result: &CallToolResult, began: Instant) {
+        if !audit::enabled() {
+            return;
+        }
+        let query = input.get("query").and_then(Value::as_str);
+        let outcome = match result.is_error {
+            Some(true) => error_kind(result),
+            _ => "ok",
+        };
+        self.audit(Record {
+            event: if query.is_some() { "search" } else { "open" },
+            toolbox: input.get("toolbox").and_then(Value::as_str),
+            outcome,
+            ms: milliseconds(began),
+            digest: query.map(|query| audit::digest(query.as_bytes())),
+            ..self.record_base()
+        });
+    }
+
+    fn record_base(&self) -> Record<'_> {
+        let who = self.who.get();
+        Record {
+            event: "",
+            caller: who.and_then(|who| who.caller.as_deref()),
+            session: who.map(|who| who.session.as_str()),
+            toolbox: None,
+            server: None,
+            tool: None,
+            outcome: "",
+            ms: 0.0,
+            revision: None,
+            digest: None,
+        }
+    }
+
+    fn audit(&self, record: Record<'_>) {
+        audit::record(&record);
+    }
+
+    /// Names the session for the audit log, once.
+    pub(crate) fn identify(&self, who: Who) {
+        let _ = self.who.set(who);
+    }
+}
+
+/// The `kind` of toolshelf's own error in `result`.
+fn error_kind(result: &CallToolResult) -> &str {
+    result
+        .structured_content
+        .as_ref()
+        .and_then(|content| content.pointer("/error/kind"))
+        .and_then(Value::as_str)
+        .unwrap_or("error")
+}
+
+fn milliseconds(began: Instant) -> f64 {
+    (began.elapsed().as_secs_f64() * 1e5).round() / 100.0
+}
