@@ -39,6 +39,12 @@ struct CallLabels {
     outcome: CallEnd,
 }
 
+/// The caller a token names: as many as there are tokens, so the label stays bounded.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct CallerLabels {
+    caller: String,
+}
+
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ServerLabels {
     toolbox: String,
@@ -48,6 +54,7 @@ struct ServerLabels {
 pub(crate) struct Metrics {
     registry: Registry,
     calls: Family<CallLabels, Counter>,
+    caller_calls: Family<CallerLabels, Counter>,
     latency: Family<ServerLabels, Histogram>,
     started: Family<ServerLabels, Counter>,
     crashed: Family<ServerLabels, Counter>,
@@ -59,6 +66,7 @@ pub(crate) struct Metrics {
 impl Default for Metrics {
     fn default() -> Self {
         let calls = Family::<CallLabels, Counter>::default();
+        let caller_calls = Family::<CallerLabels, Counter>::default();
         // 100 µs to ~52 s, doubling: toolshelf's own overhead sits in the first buckets.
         let latency = Family::<ServerLabels, Histogram>::new_with_constructor(|| {
             Histogram::new(prometheus_client::metrics::histogram::exponential_buckets(
@@ -75,6 +83,11 @@ impl Default for Metrics {
             "calls",
             "use_tool calls forwarded to a child, by how they ended",
             calls.clone(),
+        );
+        registry.register(
+            "caller_calls",
+            "use_tool calls forwarded to a child, by the caller its token names (with --tokens-dir or a token)",
+            caller_calls.clone(),
         );
         registry.register(
             "call_duration_seconds",
@@ -106,6 +119,7 @@ impl Default for Metrics {
             connections,
             registry,
             calls,
+            caller_calls,
             latency,
             started,
             crashed,
@@ -116,7 +130,20 @@ impl Default for Metrics {
 }
 
 impl Metrics {
-    pub(crate) fn call(&self, toolbox: &str, server: &str, outcome: CallEnd, took: Duration) {
+    /// A call of `caller` (if a token named one) forwarded to `toolbox`'s `server`.
+    pub(crate) fn call(
+        &self,
+        caller: Option<&str>,
+        (toolbox, server): (&str, &str),
+        outcome: CallEnd,
+        took: Duration,
+    ) {
+        if let Some(caller) = caller {
+            let labels = CallerLabels {
+                caller: caller.to_owned(),
+            };
+            self.caller_calls.get_or_create(&labels).inc();
+        }
         let labels = CallLabels {
             toolbox: toolbox.to_owned(),
             server: server.to_owned(),

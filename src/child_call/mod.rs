@@ -182,7 +182,8 @@ pub(crate) async fn call(
             Ok(_) => CallEnd::Ok,
             Err(_) => CallEnd::Failed,
         };
-        metrics.call(toolbox, server, outcome, began.elapsed());
+        let caller = toolboxes.caller();
+        metrics.call(caller, (toolbox, server), outcome, began.elapsed());
     }
     forwarded
 }

@@ -1,4 +1,5 @@
-//! What a session tells the audit log (`crate::audit`): each call of a child's tool (both
+//! Who a session is (its caller also labels its calls in `/metrics`), and what it tells the
+//! audit log (`crate::audit`): each call of a child's tool (both
 //! modes, both transports pass `SessionState::call`), each open and each search, with who made
 //! it (the caller and session the transport named) and how it ended.
 
@@ -122,8 +123,11 @@ impl SessionState {
         audit::record(&record);
     }
 
-    /// Names the session for the audit log, once.
+    /// Names the session for the audit log and the metrics, once.
     pub(crate) fn identify(&self, who: Who) {
+        if let Some(caller) = &who.caller {
+            self.toolboxes.set_caller(caller);
+        }
         let _ = self.who.set(who);
     }
 }

@@ -54,6 +54,8 @@ pub(crate) struct Toolboxes {
     prestart: Prestart,
     /// The session's search index and the tools its searches showed.
     search: SessionSearch,
+    /// The caller the session's token names (`serve --http` with tokens), for its metrics.
+    caller: std::sync::OnceLock<String>,
     stop: CancellationToken,
 }
 
@@ -120,6 +122,7 @@ impl Toolboxes {
             shared,
             prestart: config.catalog.prestart,
             search: SessionSearch::default(),
+            caller: std::sync::OnceLock::new(),
             stop,
         }
     }
@@ -144,6 +147,15 @@ impl Toolboxes {
 
     pub(crate) fn all(&self) -> impl Iterator<Item = &Arc<Toolbox>> {
         self.boxes.values()
+    }
+
+    /// The caller the session's token names, once the transport said it.
+    pub(crate) fn caller(&self) -> Option<&str> {
+        self.caller.get().map(String::as_str)
+    }
+
+    pub(crate) fn set_caller(&self, caller: &str) {
+        let _ = self.caller.set(caller.to_owned());
     }
 
     /// The session's search over its toolboxes' tools.

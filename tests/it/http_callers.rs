@@ -76,6 +76,35 @@ async fn each_token_is_a_caller_and_a_session_is_its_callers_alone() {
     let shared = RawSession::open_with(port, Some(SHARED)).await;
     assert_eq!(shared.post(list(6)).await.status, 200);
 
+    // Alice's calls are counted under her name in /metrics (token names only: a bounded label).
+    alice
+        .post(json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+            "params": {"name": "open_toolbox", "arguments": {"toolbox": "dev"}}}))
+        .await;
+    let echoed = alice
+        .post(crate::harness::http::use_tool_request(
+            9,
+            "echo",
+            json!({}),
+            None,
+        ))
+        .await;
+    assert_eq!(echoed.status, 200, "{}", echoed.body);
+    let metrics = crate::harness::http::http()
+        .get(format!("http://127.0.0.1:{port}/metrics"))
+        .bearer_auth(ALICE)
+        .send()
+        .await
+        .expect("GET /metrics")
+        .text()
+        .await
+        .expect("body");
+    assert!(
+        metrics.contains(r#"toolshelf_caller_calls_total{caller="alice"} 1"#),
+        "{metrics}"
+    );
+    assert!(!metrics.contains(r#"caller="bob""#), "{metrics}");
+
     // No token of theirs: 401, naming where tokens come from.
     let stranger = RawSession {
         url: alice.url.clone(),
