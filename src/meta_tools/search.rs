@@ -1,9 +1,10 @@
 //! `open_toolbox {query}`: the tools of every toolbox that best match what the agent wants to
 //! do, best first, with what it needs to call each (its full identifier, description and input
 //! schema), starting nothing. The text is a line per tool, its arguments as a signature, which
-//! an agent reads in fewer tokens than JSON; `structuredContent` has the whole schemas. A toolbox whose servers never listed their tools (in this run or
-//! in the persisted catalog) is not searched, and the answer says so with the fix. The tools an
-//! answer shows are remembered for the session: `use_tool` opens their toolbox on demand.
+//! an agent reads in fewer tokens than JSON; `structuredContent` has the whole schemas. A
+//! toolbox whose servers never listed their tools (in this run or in the persisted catalog) is
+//! not searched, and the answer says so with the fix. The tools an answer shows are remembered
+//! for the session: `use_tool` opens their toolbox on demand.
 
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
 use serde::Serialize;

@@ -55,6 +55,29 @@ impl AuditedCall {
     }
 }
 
+/// An `open_toolbox` (an open, or a search: then the digest of its query), as it will be
+/// recorded once answered.
+pub(super) struct AuditedOpen {
+    toolbox: Option<String>,
+    digest: Option<String>,
+    began: Instant,
+}
+
+impl AuditedOpen {
+    /// The record-to-be of an `open_toolbox` with `input`, when the audit log is on.
+    pub(super) fn of(input: &Value) -> Option<AuditedOpen> {
+        if !audit::enabled() {
+            return None;
+        }
+        let text = |key: &str| input.get(key).and_then(Value::as_str);
+        Some(AuditedOpen {
+            toolbox: text("toolbox").map(str::to_owned),
+            digest: text("query").map(|query| audit::digest(query.as_bytes())),
+            began: Instant::now(),
+        })
+    }
+}
+
 impl SessionState {
     /// Records `call`, which ended with `answer`.
     pub(super) fn audit_call(&self, call: AuditedCall, answer: &CallAnswer) {
@@ -83,22 +106,22 @@ impl SessionState {
         });
     }
 
-    /// Records an `open_toolbox` with `input` (an open, or a search), answered `result`.
-    pub(super) fn audit_open(&self, input: &Value, result: &CallToolResult, began: Instant) {
-        if !audit::enabled() {
-            return;
-        }
-        let query = input.get("query").and_then(Value::as_str);
+    /// Records `open`, answered `result`.
+    pub(super) fn audit_open(&self, open: AuditedOpen, result: &CallToolResult) {
         let outcome = match result.is_error {
             Some(true) => error_kind(result),
             _ => "ok",
         };
         self.audit(Record {
-            event: if query.is_some() { "search" } else { "open" },
-            toolbox: input.get("toolbox").and_then(Value::as_str),
+            event: if open.digest.is_some() {
+                "search"
+            } else {
+                "open"
+            },
+            toolbox: open.toolbox.as_deref(),
             outcome,
-            ms: milliseconds(began),
-            digest: query.map(|query| audit::digest(query.as_bytes())),
+            ms: milliseconds(open.began),
+            digest: open.digest,
             ..self.record_base()
         });
     }

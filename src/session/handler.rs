@@ -264,12 +264,11 @@ impl ServerHandler for Session {
             let flat = inner.flat.is_some();
             if !flat && request.name == OPEN_TOOLBOX {
                 let input = Value::Object(request.arguments.unwrap_or_default());
-                let began = std::time::Instant::now();
-                let result = inner
-                    .meta
-                    .open_toolbox(&inner.toolboxes, input.clone())
-                    .await;
-                inner.audit_open(&input, &result, began);
+                let audited = super::audit_trail::AuditedOpen::of(&input);
+                let result = inner.meta.open_toolbox(&inner.toolboxes, input).await;
+                if let Some(audited) = audited {
+                    inner.audit_open(audited, &result);
+                }
                 return Ok(result.into());
             }
             if !flat && request.name != USE_TOOL {
