@@ -121,9 +121,9 @@ pub(crate) async fn call(
                     format!("the server is not available: {reason}"),
                 )
             })?;
-            let Some(canonical) = slot.catalog.resolve(name) else {
+            let Some(canonical) = toolboxes.resolve(slot, name) else {
                 return Err(CallFailure::Tool(ToolError::ToolUnknown {
-                    known: slot.catalog.names(),
+                    known: toolboxes.names_of(slot),
                     toolbox: toolbox.to_owned(),
                     server: server.to_owned(),
                     name: name.to_owned(),

@@ -32,6 +32,24 @@ pub(crate) struct ConfigFile {
     /// The persisted catalog: servers' tool lists remembered between runs.
     #[serde(default)]
     pub catalog: Option<CatalogFile>,
+    /// Under `serve --http`, who may use each toolbox that has no `access` of its own. A config
+    /// with any `access` rule denies each caller whatever no rule allows it.
+    #[serde(default)]
+    pub access: Option<AccessFile>,
+}
+
+/// Who may use a toolbox, server or tool under `serve --http`. A server's rule can only narrow
+/// its toolbox's, a tool's its server's; what a caller may not use, it does not see.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(
+    dead_code,
+    reason = "only its schema is used: config::policy reads the checked value"
+)]
+pub(crate) struct AccessFile {
+    /// Callers by the name their bearer token stands for: a file's name in `--tokens-dir`, or "default" for the single token.
+    #[schemars(inner(regex(pattern = NAME_PATTERN)))]
+    pub callers: Vec<String>,
 }
 
 /// The persisted catalog: each server's tool list is remembered in the user's cache folder,
@@ -121,6 +139,9 @@ pub(crate) struct ToolboxFile {
     /// name matches `^[A-Za-z0-9_-]{1,64}$`.
     #[schemars(extend("propertyNames" = { "pattern": NAME_PATTERN }, "minProperties" = 1))]
     pub mcp_servers: IndexMap<String, ServerFile>,
+    /// Who may use this toolbox under `serve --http` (instead of the top-level `access`).
+    #[serde(default)]
+    pub access: Option<AccessFile>,
 }
 
 /// One child MCP server: a local program (`command`, over stdio) or a remote server (`url`).
@@ -202,6 +223,10 @@ pub(crate) struct ServerFile {
     /// Under `serve --http`: "shared" (the default) runs one process for every session; "session" runs one per agent session, for servers that keep per-user state, stopped when the session ends
     #[serde(default)]
     pub sharing: Option<Sharing>,
+    /// Who of those its toolbox admits may use this server under `serve --http`.
+    #[serde(default)]
+    #[allow(dead_code, reason = "config::policy reads it from the checked value")]
+    pub access: Option<AccessFile>,
 }
 
 /// Whether agent sessions share a server's process (`serve --http`; stdio has one session).
@@ -285,6 +310,10 @@ pub(crate) struct ToolOverrideFile {
     /// Hide the tool from the agent, as if `toolFilters` left it out.
     #[serde(default)]
     pub hidden: bool,
+    /// Who of those its server admits may use this tool under `serve --http` (tools only).
+    #[serde(default)]
+    #[allow(dead_code, reason = "config::policy reads it from the checked value")]
+    pub access: Option<AccessFile>,
 }
 
 /// Which tools of a server the agent sees.

@@ -7,6 +7,7 @@ mod env_file;
 mod expand;
 mod file;
 mod plain;
+mod policy;
 mod validate;
 mod validate_aliases;
 mod validate_endpoint;
@@ -22,6 +23,7 @@ use indexmap::IndexMap;
 
 pub use endpoints::{Endpoint, LocalServer, OAuthSettings, RemoteServer, RemoteTransport};
 pub use file::{Prestart, Sharing};
+pub use policy::{Identity, Policy, Withheld};
 
 pub use crate::schema_check::Violation;
 
@@ -49,8 +51,9 @@ pub const DEFAULT_CONNECTION_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 /// The largest request body `serve --http` takes, unless configured.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
 
-/// A validated config: toolboxes in file order.
-#[derive(Debug)]
+/// A validated config: toolboxes in file order; a caller's view of it (`for_caller`) lacks what
+/// the policy withholds from that caller.
+#[derive(Debug, Clone)]
 pub struct Config {
     pub toolboxes: IndexMap<String, Arc<ToolboxSpec>>,
     pub http: HttpLimits,
@@ -59,6 +62,10 @@ pub struct Config {
     /// What the user should hear about the file although it is valid: keys of a client's own
     /// settings that toolshelf does not use, servers a plain file disables.
     pub notes: Vec<String>,
+    /// The `access` rules, if the file has any.
+    pub policy: Option<Arc<Policy>>,
+    /// In a caller's view: what the policy withholds from it (empty in the whole config).
+    pub withheld: Arc<Withheld>,
 }
 
 /// Whether servers' tool lists are remembered between runs, and when a toolbox opened from

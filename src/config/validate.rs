@@ -18,6 +18,7 @@ use super::{
     Endpoint, HttpLimits, ServerSpec, ToolFilter, ToolOverride, ToolboxSpec,
     file::{CatalogFile, ConfigFile, DefaultsFile, HttpFile, ServerFile, ToolFiltersFile},
     plain,
+    policy::Policy,
     variables::{ServerVariables, check_variables},
 };
 use super::{
@@ -114,6 +115,8 @@ fn build(
             http,
             catalog,
             notes: Vec::new(),
+            policy: None,
+            withheld: Arc::default(),
         };
     };
     for (name, toolbox) in boxes {
@@ -167,6 +170,8 @@ fn build(
         http,
         catalog,
         notes: Vec::new(),
+        policy: Policy::read(value, problems).map(Arc::new),
+        withheld: Arc::default(),
     }
 }
 

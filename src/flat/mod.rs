@@ -80,6 +80,25 @@ impl FlatSpec {
         })
     }
 
+    /// The part of it `view` (a caller's view of the config) has: only the servers it sees.
+    pub(crate) fn within(&self, view: &Config) -> FlatSpec {
+        let visible = |server: &String, toolbox: &String| {
+            view.toolboxes
+                .get(toolbox)
+                .is_some_and(|spec| spec.server(server).is_some())
+        };
+        let servers = self
+            .servers
+            .iter()
+            .filter(|(server, toolbox)| visible(server, toolbox));
+        FlatSpec {
+            separator: self.separator.clone(),
+            servers: servers
+                .map(|(server, toolbox)| (server.clone(), toolbox.clone()))
+                .collect(),
+        }
+    }
+
     /// Whether every tool name will break the MCP guidance for tool names because of the
     /// separator itself (the convention's own `:` does).
     pub fn separator_breaks_guidance(&self) -> bool {
@@ -165,7 +184,7 @@ impl FlatServing {
         self.ready(toolboxes).await;
         let mut tools = Vec::new();
         for (server, slot) in self.served(toolboxes) {
-            for entry in slot.catalog.tools().iter() {
+            for entry in toolboxes.tools_of(slot).iter() {
                 let mut tool = entry.tool.clone();
                 tool.name = self.flat_name(server, entry).into();
                 tool.title = entry.title.clone();
@@ -302,7 +321,7 @@ impl FlatServing {
         let listed: Vec<String> = self
             .served(toolboxes)
             .flat_map(|(server, slot)| {
-                let tools = slot.catalog.tools();
+                let tools = toolboxes.tools_of(slot);
                 tools
                     .iter()
                     .map(|entry| self.flat_name(server, entry))

@@ -162,7 +162,7 @@ pub(super) async fn open_named(
 ) -> Result<CallToolResult, ToolError> {
     let boxed = toolboxes.find(toolbox, Context::OpenToolbox)?;
     open(toolboxes, boxed).await?;
-    describe(boxed)
+    describe(toolboxes, boxed)
 }
 
 /// Opens `toolbox` as `open_toolbox` does; the error when it does not open.
@@ -179,7 +179,10 @@ pub(crate) async fn open(toolboxes: &Toolboxes, toolbox: &Toolbox) -> Result<(),
 }
 
 /// The metadata of an opened toolbox, or the error when none of its servers lists tools.
-pub(crate) fn describe(toolbox: &Toolbox) -> Result<CallToolResult, ToolError> {
+pub(crate) fn describe(
+    toolboxes: &Toolboxes,
+    toolbox: &Toolbox,
+) -> Result<CallToolResult, ToolError> {
     let states: Vec<ServerState> = toolbox.servers.iter().map(|slot| slot.state()).collect();
     // A server stopped for idleness started fine, and one not started yet may have its tools
     // in the persisted catalog: their tools are known, and the next call starts them. Only a
@@ -214,7 +217,7 @@ pub(crate) fn describe(toolbox: &Toolbox) -> Result<CallToolResult, ToolError> {
     let catalogs: Vec<_> = toolbox
         .servers
         .iter()
-        .map(|slot| slot.catalog.tools())
+        .map(|slot| toolboxes.tools_of(slot))
         .collect();
     let mut servers = Vec::with_capacity(states.len());
     for ((slot, state), catalog) in toolbox.servers.iter().zip(&states).zip(&catalogs) {
@@ -239,7 +242,18 @@ pub(crate) fn describe(toolbox: &Toolbox) -> Result<CallToolResult, ToolError> {
                     }
                     _ => None,
                 },
-                changes: slot.catalog.changes_since_shown(),
+                changes: slot.catalog.changes_since_shown().map(|mut changes| {
+                    let withheld = toolboxes.withheld();
+                    for names in [
+                        &mut changes.added,
+                        &mut changes.removed,
+                        &mut changes.changed,
+                    ] {
+                        names
+                            .retain(|tool| !withheld.covers(&slot.toolbox, Some(name), Some(tool)));
+                    }
+                    changes
+                }),
                 tools: catalog
                     .iter()
                     .map(|entry| ToolSummary {
@@ -270,7 +284,11 @@ pub(crate) fn describe(toolbox: &Toolbox) -> Result<CallToolResult, ToolError> {
     let opened = Opened {
         toolbox: &toolbox.spec.name,
         servers,
-        warnings: toolbox.warnings(),
+        // Config warnings name overrides, which may be of tools withheld from this caller.
+        warnings: match toolboxes.withheld().is_empty() {
+            true => toolbox.warnings(),
+            false => Vec::new(),
+        },
     };
     let structured = serde_json::to_value(&opened).unwrap_or(Value::Null);
     let text = structured.to_string();

@@ -170,7 +170,7 @@ fn session_index(toolboxes: &Toolboxes) -> (std::sync::Arc<SearchIndex>, Vec<Str
         let mut entries = Vec::new();
         for toolbox in toolboxes.all() {
             for slot in &toolbox.servers {
-                for tool in slot.catalog.tools().iter() {
+                for tool in toolboxes.tools_of(slot).iter() {
                     entries.push(Entry::new(&toolbox.spec.name, &slot.spec.name, tool));
                 }
             }
@@ -183,7 +183,7 @@ fn session_index(toolboxes: &Toolboxes) -> (std::sync::Arc<SearchIndex>, Vec<Str
 /// `entry`'s tool as its server lists it now, if it still does.
 fn listed_tool(toolboxes: &Toolboxes, entry: &Entry) -> Option<CatalogTool> {
     let slot = toolboxes.get(&entry.toolbox)?.server(&entry.server)?;
-    let tools = slot.catalog.tools();
+    let tools = toolboxes.tools_of(slot);
     tools
         .iter()
         .find(|tool| tool.name() == entry.canonical)

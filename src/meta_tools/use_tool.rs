@@ -156,7 +156,7 @@ pub(crate) async fn use_tool(
         }
         super::open_toolbox::open(toolboxes, boxed).await?;
         if !boxed.is_open() {
-            super::open_toolbox::describe(boxed)?;
+            super::open_toolbox::describe(toolboxes, boxed)?;
         }
     }
     let slot = boxed.find_server(&server)?;

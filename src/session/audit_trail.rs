@@ -87,6 +87,11 @@ impl SessionState {
             CallAnswer::Failed(result) => error_kind(result),
             CallAnswer::Refused(_) => "refused",
         };
+        let outcome = match outcome {
+            "ok" | "tool_error" => outcome,
+            _ if self.withholds(&call) => "denied",
+            _ => outcome,
+        };
         let revision = call
             .toolbox
             .as_deref()
@@ -112,6 +117,11 @@ impl SessionState {
             Some(true) => error_kind(result),
             _ => "ok",
         };
+        let withheld = self.toolboxes.withheld();
+        let outcome = match &open.toolbox {
+            Some(toolbox) if outcome != "ok" && withheld.covers(toolbox, None, None) => "denied",
+            _ => outcome,
+        };
         self.audit(Record {
             event: if open.digest.is_some() {
                 "search"
@@ -124,6 +134,22 @@ impl SessionState {
             digest: open.digest,
             ..self.record_base()
         });
+    }
+
+    /// True when the policy withholds what `call` named from this session's caller: it was
+    /// answered as if that did not exist, and is recorded as denied.
+    fn withholds(&self, call: &AuditedCall) -> bool {
+        let Some(toolbox) = call.toolbox.as_deref() else {
+            return false;
+        };
+        let server = call.server.as_deref();
+        let canonical = server
+            .and_then(|server| self.toolboxes.get(toolbox)?.server(server))
+            .and_then(|slot| slot.catalog.resolve(&call.tool));
+        let tool = canonical.as_deref().unwrap_or(&call.tool);
+        self.toolboxes
+            .withheld()
+            .covers(toolbox, server, Some(tool))
     }
 
     fn record_base(&self) -> Record<'_> {

@@ -48,7 +48,7 @@ pub async fn tools(
     }
     let mut described = Vec::new();
     for toolbox in &chosen {
-        match describe(toolbox) {
+        match describe(&toolboxes, toolbox) {
             Ok(result) => described.push(result.structured_content.unwrap_or(Value::Null)),
             Err(error) => {
                 writeln!(err, "error: {}", error.text())?;

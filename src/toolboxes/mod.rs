@@ -12,6 +12,7 @@ mod backoff;
 mod idle;
 mod shared;
 mod slot;
+mod visible;
 
 use std::{
     sync::{
@@ -32,7 +33,7 @@ pub(crate) use slot::{ServerSlot, ServerState};
 use crate::{
     catalog::cache::CatalogCache,
     children::{Agent, Child, Launch, ProcessRegistry},
-    config::{Config, Prestart, Sharing, ToolboxSpec},
+    config::{Config, Prestart, Sharing, ToolboxSpec, Withheld},
     error::{Context, ToolError},
     metrics::Metrics,
     search::SessionSearch,
@@ -56,6 +57,8 @@ pub(crate) struct Toolboxes {
     search: SessionSearch,
     /// The caller the session's token names (`serve --http` with tokens), for its metrics.
     caller: std::sync::OnceLock<String>,
+    /// What the policy withholds from the session's caller.
+    withheld: Arc<Withheld>,
     stop: CancellationToken,
 }
 
@@ -123,6 +126,7 @@ impl Toolboxes {
             prestart: config.catalog.prestart,
             search: SessionSearch::default(),
             caller: std::sync::OnceLock::new(),
+            withheld: config.withheld.clone(),
             stop,
         }
     }

@@ -33,6 +33,7 @@ mod package_files;
 mod packaging;
 mod persisted_catalog;
 mod persisted_catalog_kinds;
+mod policy;
 mod readme;
 
 mod remote;

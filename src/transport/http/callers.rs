@@ -9,7 +9,7 @@ use std::path::Path;
 
 use subtle::ConstantTimeEq;
 
-use crate::schema_check::NAME_PATTERN;
+use crate::{config::Policy, schema_check::NAME_PATTERN};
 
 /// The caller the single token stands for.
 pub const DEFAULT_CALLER: &str = "default";
@@ -81,6 +81,31 @@ impl Callers {
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.named.iter().map(|(name, _)| name.as_str())
     }
+}
+
+/// Refuses a policy that no caller could satisfy as `serve --http` is started: one without
+/// tokens to name callers, or one naming callers that have no token (all of them at once).
+pub fn check_policy(policy: Option<&Policy>, callers: Option<&Callers>) -> Result<(), String> {
+    let Some(policy) = policy else {
+        return Ok(());
+    };
+    let Some(callers) = callers else {
+        return Err("the config has access rules, which name callers by their tokens, but serve --http was given no token: give one per caller with --tokens-dir DIR (or the single caller 'default' with TOOLSHELF_TOKEN or --token-file FILE), or remove the config's access rules".to_owned());
+    };
+    let known: Vec<&str> = callers.names().collect();
+    let unknown: Vec<&str> = policy
+        .callers()
+        .into_iter()
+        .filter(|caller| !known.contains(caller))
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "the config's access rules name callers without a token: {}; the tokens name {}. Add a file per caller to --tokens-dir, or correct the names in the config",
+        unknown.join(", "),
+        known.join(", ")
+    ))
 }
 
 /// Reads every caller file of `dir` into `named`; what is wrong into `problems`.

@@ -6,6 +6,7 @@ use std::{convert::Infallible, sync::Arc};
 
 use super::{
     access_log::AccessEntry,
+    caller_view::REQUEST_CALLER,
     callers::{Caller, Callers},
     connection::Connections,
     direct::{DirectPath, Routed},
@@ -63,6 +64,7 @@ impl Gate {
         let Some(admitted) = self.admit(&request) else {
             return unauthorized();
         };
+        let mut request_caller = None;
         if let Admitted::Caller(caller) = admitted {
             if let Some(entry) = access.as_deref_mut() {
                 entry.caller = Some(caller.0.clone());
@@ -76,6 +78,7 @@ impl Gate {
                     false => text(StatusCode::NOT_FOUND, "Not Found: Session not found"),
                 };
             }
+            request_caller = Some(caller.clone());
             request.extensions_mut().insert(caller);
         }
         match request.uri().path() {
@@ -87,7 +90,11 @@ impl Gate {
             _ if request.method() == Method::DELETE => self.end_session(request).await,
             _ => match self.direct.route(request, access).await {
                 Routed::Answered(response) => response,
-                Routed::Passed(request) => explained(self.mcp.handle(request).await).await,
+                // rmcp makes the session's handler inside `handle`, for this caller's view.
+                Routed::Passed(request) => {
+                    let handled = REQUEST_CALLER.scope(request_caller, self.mcp.handle(request));
+                    explained(handled.await).await
+                }
             },
         }
     }

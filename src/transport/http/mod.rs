@@ -8,6 +8,7 @@
 //! optional line per request. Each session is served by the same core as stdio (`session`).
 
 mod access_log;
+mod caller_view;
 mod callers;
 mod connection;
 mod direct;
@@ -97,6 +98,8 @@ pub async fn serve_http(
     options: HttpOptions,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), HttpServeError> {
+    callers::check_policy(config.policy.as_deref(), options.callers.as_ref())
+        .map_err(HttpServeError::Refused)?;
     check_exposure(&options)?;
     let listener = tokio::net::TcpListener::bind(options.address)
         .await

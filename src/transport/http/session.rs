@@ -1,36 +1,37 @@
 //! The table of HTTP sessions (`serve --http`) and its limits. A 2025-era client's session (it
 //! starts with `initialize`) is a `SessionState` of its own: its open toolboxes, its relays and
 //! its `"sharing": "session"` children, which stop when the session ends (DELETE or expiry);
-//! every other child is one of the `SharedServers`. Clients without a session (2026-07-28) are
-//! served by one shared `SessionState`, whose `use_tool` calls open the toolbox they name.
+//! every other child is one of the `SharedServers`. Each caller sees the config through its own
+//! view (`caller_view`: what the policy lets it use), and its clients without a session
+//! (2026-07-28) are served by one `SessionState` of that view, whose `use_tool` calls open the
+//! toolbox they name.
 
 use std::sync::Arc;
 
 use dashmap::DashMap;
 use rmcp::{ErrorData as McpError, RoleServer, service::NotificationContext};
 
-use super::callers::Caller;
+use super::{
+    caller_view::{CallerTable, CallerView, REQUEST_CALLER},
+    callers::Caller,
+};
 use crate::{
     config::Config,
     flat::FlatSpec,
     metrics::Metrics,
-    session::{
-        CallBudget, LIMIT_REACHED, Session, SessionState, SessionTable, Setup, SharedChildren,
-        Surface, Who,
-    },
+    session::{CallBudget, LIMIT_REACHED, Session, SessionState, Setup, SharedChildren, Who},
 };
 
 /// Every session of one serving process.
 pub(super) struct Sessions {
     config: Arc<Config>,
+    flat: Option<Arc<FlatSpec>>,
     /// The servers sessions share (all but those marked `"sharing": "session"`).
     shared: Arc<SharedChildren>,
     /// What every session's calls and starts count in.
     metrics: Arc<Metrics>,
-    /// Serves the clients without a session.
-    sessionless: Arc<SessionState>,
-    /// What every session shows the agent.
-    surface: Surface,
+    /// Each caller's view, made at its first request (callers are the tokens' names, so few).
+    views: DashMap<Option<Arc<str>>, Arc<CallerView>>,
     /// The sessions begun, to count them and to stop them at shutdown.
     open: DashMap<usize, Arc<SessionState>>,
     /// The same, by rmcp's session id once the agent said `notifications/initialized`: what
@@ -47,34 +48,44 @@ impl Sessions {
     pub(super) fn new(config: Arc<Config>, flat: Option<Arc<FlatSpec>>) -> Arc<Sessions> {
         let metrics = Arc::new(Metrics::default());
         let shared = Arc::new(SharedChildren::new(&config, metrics.clone()));
-        let surface = Surface::new(&config, flat);
-        // A client without a session has no budget of its own: those calls share one, as
-        // large as the sessions' count.
-        let setup = Setup {
-            shared: Some(shared.clone()),
-            budget: Some(CallBudget::new(
-                config.http.max_sessions,
-                "clients without a session have",
-                "http.maxSessions",
-            )),
-            sessionless: true,
-        };
-        let sessionless = SessionState::new(&config, &surface, setup);
         Arc::new(Sessions {
             config,
+            flat,
             shared,
             metrics,
-            sessionless,
-            surface,
+            views: DashMap::new(),
             open: DashMap::new(),
             by_id: DashMap::new(),
             owners: DashMap::new(),
         })
     }
 
-    /// A handler for rmcp: a new session's, or a sessionless request's.
+    /// A handler for rmcp, for the caller of the request being handled: a new session's, or a
+    /// sessionless request's.
     pub(super) fn handler(self: &Arc<Self>) -> Session {
-        Session::in_table(self.clone())
+        let caller = REQUEST_CALLER.try_with(Clone::clone).ok().flatten();
+        let view = self.view(caller);
+        Session::in_table(Arc::new(CallerTable {
+            sessions: self.clone(),
+            view,
+        }))
+    }
+
+    /// `caller`'s view, made now if this is its first request.
+    fn view(&self, caller: Option<Caller>) -> Arc<CallerView> {
+        let key = caller.as_ref().map(|caller| caller.0.clone());
+        if let Some(view) = self.views.get(&key) {
+            return view.clone();
+        }
+        let view = self.views.entry(key).or_insert_with(|| {
+            Arc::new(CallerView::new(
+                &self.config,
+                self.flat.as_deref(),
+                caller,
+                self.shared.clone(),
+            ))
+        });
+        view.clone()
     }
 
     /// The session rmcp knows by `id`, once it is initialized.
@@ -96,7 +107,8 @@ impl Sessions {
         self.open.clear();
         self.by_id.clear();
         futures::future::join_all(open.iter().map(|state| state.shutdown())).await;
-        self.sessionless.shutdown().await;
+        let views: Vec<Arc<CallerView>> = self.views.iter().map(|view| view.clone()).collect();
+        futures::future::join_all(views.iter().map(|view| view.sessionless.shutdown())).await;
         self.shared.servers.shutdown().await;
     }
 
@@ -116,7 +128,12 @@ impl Sessions {
             .iter()
             .map(|entry| entry.value().own_children_running())
             .sum();
-        let running = self.shared.servers.running() + own + self.sessionless.own_children_running();
+        let sessionless: usize = self
+            .views
+            .iter()
+            .map(|view| view.sessionless.own_children_running())
+            .sum();
+        let running = self.shared.servers.running() + own + sessionless;
         self.metrics
             .scrape(running, self.open_sessions(), connections)
     }
@@ -127,8 +144,9 @@ fn key(state: &Arc<SessionState>) -> usize {
     Arc::as_ptr(state) as usize
 }
 
-impl SessionTable for Sessions {
-    fn begin(&self) -> Result<Arc<SessionState>, McpError> {
+impl Sessions {
+    /// A new session of `view`, or why none may begin (a limit).
+    pub(super) fn begin(&self, view: &CallerView) -> Result<Arc<SessionState>, McpError> {
         let limit = self.config.http.max_sessions;
         if self.open.len() >= limit {
             return Err(McpError::new(
@@ -148,16 +166,12 @@ impl SessionTable for Sessions {
             )),
             sessionless: false,
         };
-        let state = SessionState::new(&self.config, &self.surface, setup);
+        let state = SessionState::new(&view.config, &view.surface, setup);
         self.open.insert(key(&state), state.clone());
         Ok(state)
     }
 
-    fn sessionless(&self) -> &Arc<SessionState> {
-        &self.sessionless
-    }
-
-    fn initialized(
+    pub(super) fn initialized(
         &self,
         state: &Arc<SessionState>,
         context: &NotificationContext<RoleServer>,
@@ -181,7 +195,7 @@ impl SessionTable for Sessions {
         Some(id)
     }
 
-    fn ended(&self, state: Arc<SessionState>, id: Option<Box<str>>) {
+    pub(super) fn ended(&self, state: Arc<SessionState>, id: Option<Box<str>>) {
         if let Some(id) = id {
             self.by_id.remove(&id);
             self.owners.remove(&id);

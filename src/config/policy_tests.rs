@@ -1,0 +1,117 @@
+use serde_json::json;
+
+use super::*;
+
+fn parse(value: serde_json::Value) -> Result<Config, Vec<Violation>> {
+    super::super::parse(&value.to_string(), std::path::Path::new("."), &|_| None)
+}
+
+fn server(extra: serde_json::Value) -> serde_json::Value {
+    let mut server = json!({"command": "true"});
+    for (key, value) in extra.as_object().into_iter().flatten() {
+        server[key] = value.clone();
+    }
+    server
+}
+
+fn as_caller(config: &Config, caller: &str) -> Config {
+    config.for_caller(Identity {
+        caller: Some(caller),
+    })
+}
+
+#[test]
+fn a_config_without_rules_has_no_policy_and_shows_everything() {
+    let config = parse(json!({"toolboxes": {"a": {"mcpServers": {"s": server(json!({}))}}}}))
+        .expect("valid");
+    assert!(config.policy.is_none());
+    assert_eq!(as_caller(&config, "anyone").toolboxes.len(), 1);
+}
+
+#[test]
+fn each_level_narrows_the_one_above() {
+    let config = parse(json!({
+        "access": {"callers": ["alice", "bob"]},
+        "toolboxes": {
+            "open": {"mcpServers": {
+                "fs": server(json!({"tools": {"write": {"access": {"callers": ["alice"]}}}})),
+                "admin": server(json!({"access": {"callers": ["alice"]}}))
+            }},
+            "ops": {"access": {"callers": ["bob"]}, "mcpServers": {"k": server(json!({}))}},
+            "closed": {"access": {"callers": []}, "mcpServers": {"x": server(json!({}))}}
+        }
+    }))
+    .expect("valid");
+    let alice = as_caller(&config, "alice");
+    assert_eq!(alice.toolboxes.keys().collect::<Vec<_>>(), ["open"]);
+    assert_eq!(alice.toolboxes["open"].servers.len(), 2);
+    assert!(alice.withheld.covers("ops", None, None));
+    assert!(!alice.withheld.covers("open", Some("fs"), Some("write")));
+
+    let bob = as_caller(&config, "bob");
+    assert_eq!(bob.toolboxes.keys().collect::<Vec<_>>(), ["open", "ops"]);
+    let servers: Vec<&str> = bob.toolboxes["open"]
+        .servers
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect();
+    assert_eq!(servers, ["fs"]);
+    assert!(bob.withheld.covers("open", Some("admin"), None));
+    assert!(bob.withheld.covers("open", Some("fs"), Some("write")));
+    assert!(!bob.withheld.covers("open", Some("fs"), Some("read")));
+    assert_eq!(
+        bob.withheld.tools("open", "fs").map(|tools| tools.len()),
+        Some(1)
+    );
+
+    let stranger = as_caller(&config, "carol");
+    assert!(stranger.toolboxes.is_empty());
+    let nobody = config.for_caller(Identity::default());
+    assert!(nobody.toolboxes.is_empty());
+    assert_eq!(
+        config.policy.as_ref().map(|p| p.callers()),
+        Some(vec!["alice", "bob"])
+    );
+}
+
+#[test]
+fn a_rule_that_could_never_apply_is_an_error() {
+    let problems = parse(json!({
+        "toolboxes": {
+            "a": {"access": {"callers": ["alice"]}, "mcpServers": {
+                "s": server(json!({
+                    "access": {"callers": ["alice", "bob"]},
+                    "tools": {"t": {"access": {"callers": ["carol"]}}},
+                    "prompts": {"p": {"access": {"callers": ["alice"]}}}
+                }))
+            }},
+            "b": {"mcpServers": {"s": server(json!({"access": {"callers": ["alice"]}}))}}
+        }
+    }))
+    .expect_err("unreachable rules");
+    let texts: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        texts,
+        [
+            "toolboxes.a.mcpServers.s.access.callers[1]: caller 'bob' can never use this, since toolboxes.a.access admits only alice: add 'bob' to toolboxes.a.access, or remove it here",
+            "toolboxes.a.mcpServers.s.prompts.p.access: a prompt follows its server's access: remove this, or give the server an access rule",
+            "toolboxes.a.mcpServers.s.tools.t.access.callers[0]: caller 'carol' can never use this, since toolboxes.a.access admits only alice: add 'carol' to toolboxes.a.access, or remove it here",
+            "toolboxes.b.mcpServers.s.access.callers[0]: caller 'alice' can never use this, since no toolboxes.b.access rule admits anyone to this toolbox: add 'alice' to toolboxes.b.access, or remove it here",
+        ]
+    );
+}
+
+#[test]
+fn an_access_rule_is_checked_strictly() {
+    let problems = parse(json!({
+        "access": {"callers": ["ok"], "groups": ["x"]},
+        "toolboxes": {"a": {"access": {"callers": ["no spaces"]}, "mcpServers": {"s": server(json!({}))}}}
+    }))
+    .expect_err("bad rules");
+    let paths: Vec<&str> = problems.iter().map(|p| p.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        ["access.groups", "toolboxes.a.access.callers[0]"],
+        "{problems:?}"
+    );
+}

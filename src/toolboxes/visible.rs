@@ -1,0 +1,63 @@
+//! What a session may see of a server's tools: its catalog, less the tools the policy withholds
+//! from the session's caller. Every listing, search and call of the agent reads tools through
+//! here, so a withheld tool is answered for as one that does not exist.
+
+use std::{borrow::Cow, sync::Arc};
+
+use super::{ServerSlot, Toolboxes};
+use crate::{catalog::CatalogTool, config::Withheld};
+
+impl Toolboxes {
+    /// The tools of `slot` the session may use.
+    pub(crate) fn tools_of(&self, slot: &ServerSlot) -> Arc<[CatalogTool]> {
+        let tools = slot.catalog.tools();
+        match self.withheld.tools(&slot.toolbox, &slot.spec.name) {
+            Some(withheld) => tools
+                .iter()
+                .filter(|tool| !withheld.contains(tool.name()))
+                .cloned()
+                .collect(),
+            None => tools,
+        }
+    }
+
+    /// The canonical name of the tool of `slot` called `name` (its canonical name, or else its
+    /// alias), among those the session may use.
+    pub(crate) fn resolve(&self, slot: &ServerSlot, name: &str) -> Option<Cow<'static, str>> {
+        if self
+            .withheld
+            .tools(&slot.toolbox, &slot.spec.name)
+            .is_none()
+        {
+            return slot.catalog.resolve(name);
+        }
+        let tools = self.tools_of(slot);
+        let found = tools.iter().find(|tool| tool.name() == name).or_else(|| {
+            tools
+                .iter()
+                .find(|tool| tool.alias.as_deref() == Some(name))
+        });
+        found.map(|tool| tool.tool.name.clone())
+    }
+
+    /// Every name a tool of `slot` the session may use is called by: canonical names, then
+    /// aliases.
+    pub(crate) fn names_of(&self, slot: &ServerSlot) -> Vec<String> {
+        if self
+            .withheld
+            .tools(&slot.toolbox, &slot.spec.name)
+            .is_none()
+        {
+            return slot.catalog.names();
+        }
+        let tools = self.tools_of(slot);
+        let canonical = tools.iter().map(|tool| tool.name().to_owned());
+        let aliases = tools.iter().filter_map(|tool| tool.alias.clone());
+        canonical.chain(aliases).collect()
+    }
+
+    /// What the policy withholds from the session's caller.
+    pub(crate) fn withheld(&self) -> &Withheld {
+        &self.withheld
+    }
+}

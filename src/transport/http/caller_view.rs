@@ -1,0 +1,92 @@
+//! One caller's view of `serve --http`: the config as the policy lets it see it, the tools
+//! and instructions shown from that, and the session that serves its clients without a
+//! session. rmcp makes a session's handler inside the gate's call (`handle`), so the gate names
+//! the request's caller in `REQUEST_CALLER` around it, and the handler is made for that view.
+
+use std::sync::Arc;
+
+use rmcp::{ErrorData as McpError, RoleServer, service::NotificationContext};
+
+use super::{callers::Caller, session::Sessions};
+use crate::{
+    config::{Config, Identity},
+    flat::FlatSpec,
+    session::{CallBudget, SessionState, SessionTable, Setup, SharedChildren, Surface, Who},
+};
+
+tokio::task_local! {
+    /// The caller of the request the gate hands to rmcp, if tokens name callers.
+    pub(super) static REQUEST_CALLER: Option<Caller>;
+}
+
+/// What one caller sees, and its clients without a session.
+pub(super) struct CallerView {
+    pub(super) config: Arc<Config>,
+    pub(super) surface: Surface,
+    pub(super) sessionless: Arc<SessionState>,
+}
+
+impl CallerView {
+    pub(super) fn new(
+        whole: &Config,
+        flat: Option<&FlatSpec>,
+        caller: Option<Caller>,
+        shared: Arc<SharedChildren>,
+    ) -> CallerView {
+        let name = caller.as_ref().map(|caller| caller.0.to_string());
+        let config = Arc::new(whole.for_caller(Identity {
+            caller: name.as_deref(),
+        }));
+        let flat = flat.map(|flat| Arc::new(flat.within(&config)));
+        let surface = Surface::new(&config, flat);
+        // A client without a session has no budget of its own: those calls share one, as
+        // large as the sessions' count.
+        let setup = Setup {
+            shared: Some(shared),
+            budget: Some(CallBudget::new(
+                config.http.max_sessions,
+                "clients without a session have",
+                "http.maxSessions",
+            )),
+            sessionless: true,
+        };
+        let sessionless = SessionState::new(&config, &surface, setup);
+        sessionless.identify(Who {
+            caller: name,
+            session: "sessionless".to_owned(),
+        });
+        CallerView {
+            config,
+            surface,
+            sessionless,
+        }
+    }
+}
+
+/// The session table as one caller's handler sees it: its sessions begin in its view.
+pub(super) struct CallerTable {
+    pub(super) sessions: Arc<Sessions>,
+    pub(super) view: Arc<CallerView>,
+}
+
+impl SessionTable for CallerTable {
+    fn begin(&self) -> Result<Arc<SessionState>, McpError> {
+        self.sessions.begin(&self.view)
+    }
+
+    fn sessionless(&self) -> &Arc<SessionState> {
+        &self.view.sessionless
+    }
+
+    fn initialized(
+        &self,
+        state: &Arc<SessionState>,
+        context: &NotificationContext<RoleServer>,
+    ) -> Option<Box<str>> {
+        self.sessions.initialized(state, context)
+    }
+
+    fn ended(&self, state: Arc<SessionState>, id: Option<Box<str>>) {
+        self.sessions.ended(state, id);
+    }
+}
