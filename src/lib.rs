@@ -44,6 +44,7 @@ mod metrics;
 pub mod oauth;
 mod private_file;
 mod qualified_names;
+pub mod reload;
 mod revision;
 mod schema_check;
 pub mod search;

@@ -18,9 +18,11 @@ pub async fn run(command: Command, shutdown: impl Future<Output = ()>) -> ExitCo
             write_stdout(&format!("{schema}\n"))
         }
         Command::Serve(args) => {
+            let (path, _) = config::locate(args.config.config.clone());
             let Some(config) = load(args.config.config, &args.cache) else {
                 return ExitCode::from(2);
             };
+            let reloads = reloads(path, args.cache.no_cache, args.watch);
             if let Some(path) = &args.audit_log
                 && let Err(message) = crate::audit::install(path, args.audit_log_max_bytes)
             {
@@ -89,7 +91,9 @@ pub async fn run(command: Command, shutdown: impl Future<Output = ()>) -> ExitCo
                     allowed_hosts: args.allowed_host,
                     flat,
                 };
-                return match crate::transport::http::serve_http(config, options, shutdown).await {
+                return match crate::transport::http::serve_http(config, options, shutdown, reloads)
+                    .await
+                {
                     Ok(()) => ExitCode::SUCCESS,
                     Err(error @ crate::transport::http::HttpServeError::Refused(_)) => {
                         let _ = writeln!(std::io::stderr().lock(), "error: {error}");
@@ -101,7 +105,7 @@ pub async fn run(command: Command, shutdown: impl Future<Output = ()>) -> ExitCo
                     }
                 };
             }
-            match crate::transport::stdio::serve(&config, flat, shutdown).await {
+            match crate::transport::stdio::serve(&config, flat, shutdown, reloads).await {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(error) => {
                     tracing::error!(%error, "serve failed");
@@ -326,6 +330,25 @@ fn load(from_cli: Option<std::path::PathBuf>, cache: &CacheSwitch) -> Option<con
             None
         }
     }
+}
+
+/// The configs SIGHUP (and with `watch`, each change of the file at `path`) reloads, read as
+/// `serve` read the first.
+fn reloads(path: std::path::PathBuf, no_cache: bool, watch: bool) -> crate::reload::Reloads {
+    let read = path.clone();
+    let load = move || match config::load(&read) {
+        Ok(mut config) => {
+            if no_cache {
+                config.catalog.cache = false;
+            }
+            Ok(config)
+        }
+        Err(config::ConfigError::Invalid { problems, .. }) => {
+            Err(problems.iter().map(ToString::to_string).collect())
+        }
+        Err(error) => Err(vec![error.to_string()]),
+    };
+    crate::reload::start(path, watch, Box::new(load))
 }
 
 fn write_stdout(text: &str) -> ExitCode {

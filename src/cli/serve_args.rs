@@ -61,4 +61,7 @@ pub struct ServeArgs {
         requires = "audit_log"
     )]
     pub audit_log_max_bytes: u64,
+    /// Reload the config whenever the file changes, as SIGHUP does (a config with problems is refused and the running one stays).
+    #[arg(long)]
+    pub watch: bool,
 }

@@ -4,13 +4,14 @@
 use std::{fmt, path::PathBuf};
 
 /// A local program over stdio, or a server at a URL.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub enum Endpoint {
     Local(LocalServer),
     Remote(RemoteServer),
 }
 
 /// How to start a local server.
+#[derive(PartialEq)]
 pub struct LocalServer {
     pub command: String,
     pub args: Vec<String>,
@@ -29,6 +30,7 @@ pub struct LocalServer {
 }
 
 /// How to reach a remote server.
+#[derive(PartialEq)]
 pub struct RemoteServer {
     pub transport: RemoteTransport,
     /// Used as given. It may hold a secret (a key in its query), so it is shown only as
@@ -41,6 +43,7 @@ pub struct RemoteServer {
 }
 
 /// How toolshelf logs in to a server with OAuth.
+#[derive(PartialEq)]
 pub struct OAuthSettings {
     /// A client registered beforehand; `None`: dynamic client registration.
     pub client_id: Option<String>,

@@ -123,8 +123,9 @@ impl ToolboxSpec {
     }
 }
 
-/// One child server, with every variable already expanded. Its `Debug` shows no secret.
-#[derive(Debug)]
+/// One child server, with every variable already expanded. Its `Debug` shows no secret; two
+/// are equal when a reload need not restart the server.
+#[derive(Debug, PartialEq)]
 pub struct ServerSpec {
     pub name: String,
     /// How toolshelf reaches it.

@@ -29,6 +29,8 @@ use crate::{
 #[derive(Debug)]
 pub struct FlatSpec {
     separator: String,
+    /// The toolboxes asked for (`--toolbox`); empty: all.
+    asked: Vec<String>,
     /// Each served server and its toolbox, in config order.
     servers: IndexMap<String, String>,
 }
@@ -76,8 +78,14 @@ impl FlatSpec {
         }
         Ok(Self {
             separator: separator.to_owned(),
+            asked: toolboxes.to_vec(),
             servers,
         })
+    }
+
+    /// Flat mode over the same toolboxes of a reloaded `config`, or why there cannot be one.
+    pub fn rebuilt(&self, config: &Config) -> Result<FlatSpec, String> {
+        FlatSpec::new(config, &self.asked, &self.separator)
     }
 
     /// The part of it `view` (a caller's view of the config) has: only the servers it sees.
@@ -93,6 +101,7 @@ impl FlatSpec {
             .filter(|(server, toolbox)| visible(server, toolbox));
         FlatSpec {
             separator: self.separator.clone(),
+            asked: self.asked.clone(),
             servers: servers
                 .map(|(server, toolbox)| (server.clone(), toolbox.clone()))
                 .collect(),

@@ -96,8 +96,16 @@ impl SessionState {
             .toolbox
             .as_deref()
             .zip(call.server.as_deref())
-            .and_then(|(toolbox, server)| self.toolboxes.get(toolbox)?.server(server))
-            .map(|slot| slot.catalog.revision());
+            .and_then(|(toolbox, server)| {
+                let served = self.served();
+                let revision = served
+                    .toolboxes
+                    .get(toolbox)?
+                    .server(server)?
+                    .catalog
+                    .revision();
+                Some(revision)
+            });
         self.audit(Record {
             event: "call",
             toolbox: call.toolbox.as_deref(),
@@ -117,7 +125,8 @@ impl SessionState {
             Some(true) => error_kind(result),
             _ => "ok",
         };
-        let withheld = self.toolboxes.withheld();
+        let served = self.served();
+        let withheld = served.toolboxes.withheld();
         let outcome = match &open.toolbox {
             Some(toolbox) if outcome != "ok" && withheld.covers(toolbox, None, None) => "denied",
             _ => outcome,
@@ -143,11 +152,13 @@ impl SessionState {
             return false;
         };
         let server = call.server.as_deref();
+        let served = self.served();
         let canonical = server
-            .and_then(|server| self.toolboxes.get(toolbox)?.server(server))
+            .and_then(|server| served.toolboxes.get(toolbox)?.server(server))
             .and_then(|slot| slot.catalog.resolve(&call.tool));
         let tool = canonical.as_deref().unwrap_or(&call.tool);
-        self.toolboxes
+        served
+            .toolboxes
             .withheld()
             .covers(toolbox, server, Some(tool))
     }
@@ -175,7 +186,7 @@ impl SessionState {
     /// Names the session for the audit log and the metrics, once.
     pub(crate) fn identify(&self, who: Who) {
         if let Some(caller) = &who.caller {
-            self.toolboxes.set_caller(caller);
+            self.served().toolboxes.set_caller(caller);
         }
         let _ = self.who.set(who);
     }

@@ -95,14 +95,15 @@ impl SessionState {
             child_errors: ChildErrors::UrlElicitation,
         };
         let audited = super::audit_trail::AuditedCall::of(&call);
-        let answer = match (call, &self.flat) {
+        let served = self.served();
+        let answer = match (call, &served.flat) {
             (AgentCall::Flat { name, arguments }, Some(flat)) => {
                 parts.arguments = arguments.as_deref();
                 parts.child_errors = ChildErrors::All;
-                flat.call(&self.toolboxes, &name, parts).await
+                flat.call(&served.toolboxes, &name, parts).await
             }
             (AgentCall::UseTool(input), _) => {
-                self.meta.use_tool(&self.toolboxes, input, parts).await
+                served.meta.use_tool(&served.toolboxes, input, parts).await
             }
             (AgentCall::Flat { .. }, None) => {
                 CallAnswer::Refused(McpError::internal_error("flat mode is off", None))
@@ -133,7 +134,8 @@ impl SessionState {
             self.set_log_level(level).await;
         }
         // The retry's requestState is bound to the tool the call named.
-        let tool = match &self.flat {
+        let served = self.served();
+        let tool = match &served.flat {
             Some(flat) => {
                 let (toolbox, server, name) = flat.locate(&request.name).unwrap_or_default();
                 ToolName {
@@ -185,7 +187,8 @@ impl SessionState {
     pub(crate) async fn open_named(&self, arguments: Option<&JsonObject>) {
         let Some(arguments) = arguments else { return };
         let named = named_tool(arguments);
-        let toolboxes = &self.toolboxes;
+        let served = self.served();
+        let toolboxes = &served.toolboxes;
         if let Some(toolbox) = toolboxes.get(&named.toolbox)
             && !toolbox.is_open()
             && let Err(conflicts) = toolboxes.open(toolbox).await

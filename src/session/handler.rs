@@ -38,7 +38,7 @@ use crate::{
 // kilobytes (callgrind of `serve --http`: a third of the instructions per call).
 impl ServerHandler for Session {
     fn get_info(&self) -> ServerConfig {
-        (*self.state().info).clone()
+        (*self.state().served().info).clone()
     }
 
     fn accepted_subscription_filter(
@@ -83,7 +83,7 @@ impl ServerHandler for Session {
         if !self.state().agent.roots_change() {
             return;
         }
-        let running = self.state().toolboxes.running();
+        let running = self.state().served().toolboxes.running();
         join_all(running.iter().map(|child| child.roots_changed())).await;
     }
 
@@ -130,7 +130,7 @@ impl ServerHandler for Session {
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
         self.offering(|on| async move {
-            let prompts = child_offers::list_prompts(&on.servers, on.separator, &context.ct).await;
+            let prompts = child_offers::list_prompts(&on.servers, &on.separator, &context.ct).await;
             Ok(ListPromptsResult::with_all_items(prompts))
         })
         .await
@@ -142,7 +142,7 @@ impl ServerHandler for Session {
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
         self.offering(|on| async move {
-            child_offers::get_prompt(&on.servers, on.separator, request, &context.ct)
+            child_offers::get_prompt(&on.servers, &on.separator, request, &context.ct)
                 .await
                 .map(GetPromptResponse::Complete)
         })
@@ -223,7 +223,7 @@ impl ServerHandler for Session {
     ) -> Result<CompleteResult, McpError> {
         self.offering(|on| async move {
             let routes = on.routes;
-            child_offers::complete(&on.servers, on.separator, routes, request, &context.ct).await
+            child_offers::complete(&on.servers, &on.separator, routes, request, &context.ct).await
         })
         .await
     }
@@ -234,10 +234,10 @@ impl ServerHandler for Session {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         Box::pin(async move {
-            let inner = self.state();
-            let tools = match &inner.flat {
-                Some(flat) => flat.tools(&inner.toolboxes).await,
-                None => inner.meta.tools().to_vec(),
+            let served = self.state().served();
+            let tools = match &served.flat {
+                Some(flat) => flat.tools(&served.toolboxes).await,
+                None => served.meta.tools().to_vec(),
             };
             Ok(ListToolsResult::with_all_items(tools))
         })
@@ -261,11 +261,12 @@ impl ServerHandler for Session {
                     .agent
                     .declare(capabilities.clone().unwrap_or_default());
             }
-            let flat = inner.flat.is_some();
+            let flat = inner.is_flat();
             if !flat && request.name == OPEN_TOOLBOX {
                 let input = Value::Object(request.arguments.unwrap_or_default());
                 let audited = super::audit_trail::AuditedOpen::of(&input);
-                let result = inner.meta.open_toolbox(&inner.toolboxes, input).await;
+                let served = inner.served();
+                let result = served.meta.open_toolbox(&served.toolboxes, input).await;
                 if let Some(audited) = audited {
                     inner.audit_open(audited, &result);
                 }
@@ -331,7 +332,7 @@ struct Offering<'a> {
     /// else those of the open toolboxes.
     servers: Vec<Arc<ServerSlot>>,
     /// The separator of their prompts' names.
-    separator: &'a str,
+    separator: String,
     /// Which server each resource URI the agent was shown belongs to.
     routes: &'a ResourceRoutes,
     state: &'a SessionState,

@@ -17,6 +17,7 @@ pub(crate) mod input_rounds;
 pub(crate) mod link;
 mod listen;
 pub(crate) mod route;
+mod served;
 mod state;
 mod surface;
 mod tool_name;

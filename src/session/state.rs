@@ -7,11 +7,11 @@
     reason = "SEP-2577 deprecates logging; revisions before 2026-07-28 have it"
 )]
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
 use rmcp::{
     RoleServer,
-    model::{JsonObject, LoggingLevel, ProtocolVersion, ServerConfig},
+    model::{JsonObject, LoggingLevel, ProtocolVersion},
     service::RequestContext,
 };
 
@@ -21,29 +21,28 @@ use super::{
     in_flight::RequestsInFlight,
     link::SessionLink,
     route::SharedChildren,
+    served::Served,
     surface::Surface,
 };
 use crate::{
     child_offers::ResourceRoutes,
     children::PeerProgress,
     config::Config,
-    flat::{DEFAULT_SEPARATOR, FlatServing},
+    flat::DEFAULT_SEPARATOR,
     jsonrpc::call_meta::CallMeta,
-    meta_tools::{MetaTools, USE_TOOL, UseToolInput},
+    meta_tools::{USE_TOOL, UseToolInput},
     revision::Protocol,
-    toolboxes::{ServerSlot, Toolboxes},
+    toolboxes::{ServerSlot, SharedServers, Toolboxes},
 };
 
 /// One agent session: stdio's one, each 2025-era session over HTTP, and the one that serves
 /// HTTP clients without a session.
 pub(crate) struct SessionState {
-    pub(super) toolboxes: Toolboxes,
-    pub(super) meta: Arc<MetaTools>,
-    /// Flat mode: the children's tools listed and called by `server:tool` names.
-    pub(super) flat: Option<FlatServing>,
+    /// Its toolboxes and what the agent is shown of them, from the config it was last given
+    /// (a reload swaps them: `served`).
+    served: RwLock<Arc<Served>>,
     /// Which server each resource URI the agent was shown belongs to.
     pub(super) resources: ResourceRoutes,
-    pub(super) info: Arc<ServerConfig>,
     /// The agent's session as the children see it, with the tasks it started.
     pub(super) agent: Arc<SessionLink>,
     /// The protocol version `initialize` agreed on, and what toolshelf does differently for it
@@ -77,16 +76,13 @@ impl SessionState {
             shared.join(&agent);
             shared.servers.clone()
         });
-        let flat = surface.flat.clone().map(|flat| {
+        if surface.flat.is_some() {
             agent.list_children();
-            FlatServing::new(flat)
-        });
+        }
+        let toolboxes = Toolboxes::new(config, agent.clone(), shared);
         Arc::new(Self {
-            toolboxes: Toolboxes::new(config, agent.clone(), shared),
-            meta: surface.meta.clone(),
-            flat,
+            served: RwLock::new(Arc::new(Served::new(toolboxes, surface))),
             resources: ResourceRoutes::default(),
-            info: surface.info.clone(),
             agent,
             protocol: OnceLock::new(),
             requests: RequestsInFlight::default(),
@@ -94,6 +90,33 @@ impl SessionState {
             sessionless: setup.sessionless,
             who: OnceLock::new(),
         })
+    }
+
+    /// Its toolboxes and what the agent is shown of them, as they are now.
+    pub(crate) fn served(&self) -> Arc<Served> {
+        crate::locks::read(&self.served).clone()
+    }
+
+    /// Serves `served` from now on; what the old one still runs is its callers' to finish.
+    pub(super) fn swap_served(&self, served: Served) -> Arc<Served> {
+        std::mem::replace(&mut *crate::locks::write(&self.served), Arc::new(served))
+    }
+
+    /// Serves `config` (the session's view of a reloaded config) from now on: the open
+    /// toolboxes that remain stay open, servers whose definition is unchanged keep their
+    /// children, the session's own children of changed or removed servers stop once idle, and
+    /// the agent is told the tool list changed. Calls in flight finish on what they started on.
+    pub(crate) async fn reload(
+        &self,
+        config: &Config,
+        surface: &Surface,
+        shared: Option<Arc<SharedServers>>,
+    ) {
+        let before = self.served();
+        let toolboxes = before.toolboxes.carried(config, shared);
+        self.swap_served(Served::new(toolboxes, surface));
+        before.toolboxes.retire_replaced(&self.served().toolboxes);
+        self.agent.tool_list_changed().await;
     }
 
     /// The protocol version `initialize` agreed on, once it did.
@@ -127,7 +150,7 @@ impl SessionState {
     }
 
     pub(crate) fn is_flat(&self) -> bool {
-        self.flat.is_some()
+        self.served().flat.is_some()
     }
 
     /// Whether a `tools/call` of `name` is a call of a child's tool (it counts against the
@@ -139,28 +162,32 @@ impl SessionState {
     /// The call a `tools/call` of a child's tool makes (rmcp decoded its arguments): `use_tool`'s,
     /// or in flat mode the named tool's.
     pub(super) fn child_call(&self, name: &str, arguments: Option<JsonObject>) -> AgentCall {
-        match self.flat {
-            Some(_) => AgentCall::Flat {
+        match self.is_flat() {
+            true => AgentCall::Flat {
                 name: name.to_owned(),
                 arguments: arguments
                     .and_then(|arguments| serde_json::value::to_raw_value(&arguments).ok()),
             },
-            None => AgentCall::UseTool(UseToolInput::from_object(arguments.unwrap_or_default())),
+            false => AgentCall::UseTool(UseToolInput::from_object(arguments.unwrap_or_default())),
         }
     }
 
     /// The servers whose prompts and resources the agent sees, and the separator of their
     /// prompts' names: in flat mode the served servers, else those of the open toolboxes.
-    pub(super) async fn offering_servers(&self) -> (Vec<Arc<ServerSlot>>, &str) {
-        match &self.flat {
-            Some(flat) => (flat.servers(&self.toolboxes).await, flat.separator()),
+    pub(super) async fn offering_servers(&self) -> (Vec<Arc<ServerSlot>>, String) {
+        let served = self.served();
+        match &served.flat {
+            Some(flat) => (
+                flat.servers(&served.toolboxes).await,
+                flat.separator().to_owned(),
+            ),
             None => {
-                let open = self
+                let open = served
                     .toolboxes
                     .all()
                     .filter(|toolbox| toolbox.is_open())
                     .flat_map(|toolbox| toolbox.servers.iter().cloned());
-                (open.collect(), DEFAULT_SEPARATOR)
+                (open.collect(), DEFAULT_SEPARATOR.to_owned())
             }
         }
     }
@@ -180,29 +207,29 @@ impl SessionState {
     /// Flat mode: starts the children now that the agent is initialized (they are told its
     /// capabilities), without holding up the session.
     pub(super) fn start_flat(self: &Arc<Self>) {
-        if self.flat.is_none() {
+        let served = self.served();
+        if served.flat.is_none() {
             return;
         }
-        let state = self.clone();
         tokio::spawn(async move {
-            if let Some(flat) = &state.flat {
-                flat.ready(&state.toolboxes).await;
+            if let Some(flat) = &served.flat {
+                flat.ready(&served.toolboxes).await;
             }
         });
     }
 
     /// The agent's log level: for the running children, and those started later.
     pub(super) async fn set_log_level(&self, level: LoggingLevel) {
-        self.toolboxes.set_log_level(level).await;
+        self.served().toolboxes.set_log_level(level).await;
     }
 
     /// How many of this session's own children run now (shared ones are counted apart).
     pub(crate) fn own_children_running(&self) -> usize {
-        self.toolboxes.own_running()
+        self.served().toolboxes.own_running()
     }
 
     /// Stops every child; no child is started afterwards.
     pub(crate) async fn shutdown(&self) {
-        self.toolboxes.shutdown().await;
+        self.served().toolboxes.shutdown().await;
     }
 }

@@ -10,6 +10,7 @@
 
 mod backoff;
 mod idle;
+mod reload;
 mod shared;
 mod slot;
 mod visible;
@@ -90,10 +91,24 @@ impl Toolboxes {
             metrics: shared.as_ref().and_then(|shared| shared.metrics()),
             catalogs: CatalogCache::new(&config.catalog),
         });
+        Self::assemble(config, agent, launch, shared, None)
+    }
+
+    /// The toolboxes of `config`; with `before` (the same session's, under the config before a
+    /// reload), its own slots of servers defined as before, its open toolboxes and its caller
+    /// are kept.
+    fn assemble(
+        config: &Config,
+        agent: Agent,
+        launch: Arc<Launch>,
+        shared: Option<Arc<SharedServers>>,
+        before: Option<&Toolboxes>,
+    ) -> Self {
         let boxes: IndexMap<String, Arc<Toolbox>> = config
             .toolboxes
             .iter()
             .map(|(name, spec)| {
+                let earlier = before.and_then(|before| before.boxes.get(name));
                 let servers = spec
                     .servers
                     .iter()
@@ -102,7 +117,8 @@ impl Toolboxes {
                             .as_ref()
                             .filter(|_| server.sharing == Sharing::Shared)
                             .and_then(|shared| shared.slot(name, &server.name));
-                        pooled.unwrap_or_else(|| {
+                        let kept = || earlier.and_then(|toolbox| toolbox.own_slot_for(server));
+                        pooled.or_else(kept).unwrap_or_else(|| {
                             Arc::new(ServerSlot::new(name, server.clone(), launch.clone(), false))
                         })
                     })
@@ -110,7 +126,7 @@ impl Toolboxes {
                 let toolbox = Toolbox {
                     spec: spec.clone(),
                     servers,
-                    open: AtomicBool::new(false),
+                    open: AtomicBool::new(earlier.is_some_and(|toolbox| toolbox.is_open())),
                 };
                 (name.clone(), Arc::new(toolbox))
             })
@@ -118,6 +134,10 @@ impl Toolboxes {
         let stop = CancellationToken::new();
         let own: Vec<Arc<ServerSlot>> = own_slots(&boxes).cloned().collect();
         idle::spawn_sweeper(own, stop.clone());
+        let caller = std::sync::OnceLock::new();
+        if let Some(name) = before.and_then(Toolboxes::caller) {
+            let _ = caller.set(name.to_owned());
+        }
         Self {
             boxes,
             agent,
@@ -125,7 +145,7 @@ impl Toolboxes {
             shared,
             prestart: config.catalog.prestart,
             search: SessionSearch::default(),
-            caller: std::sync::OnceLock::new(),
+            caller,
             withheld: config.withheld.clone(),
             stop,
         }

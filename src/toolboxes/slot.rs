@@ -47,6 +47,8 @@ pub(crate) struct ServerSlot {
     starts: AtomicU64,
     /// A start is under way (or about to be, in the background).
     starting: AtomicBool,
+    /// A config reload changed or removed the server: it never starts again.
+    retired: AtomicBool,
     backoff: Mutex<Backoff>,
 }
 
@@ -71,6 +73,7 @@ impl ServerSlot {
             start_lock: tokio::sync::Mutex::new(()),
             starts: AtomicU64::new(0),
             starting: AtomicBool::new(false),
+            retired: AtomicBool::new(false),
             backoff: Mutex::new(Backoff::default()),
         }
     }
@@ -175,6 +178,9 @@ impl ServerSlot {
     }
 
     async fn start_locked(&self, seen: u64) -> Result<Arc<Child>, Arc<str>> {
+        if self.retired.load(Ordering::Acquire) {
+            return Err("the config was reloaded while this call was on its way, and the server changed or is gone: call again".into());
+        }
         // Nothing to try: the config says why (logged once, when it was loaded).
         if let Some(reason) = &self.spec.unavailable {
             self.set(ServerState::Failed(reason.as_str().into()));
@@ -265,6 +271,25 @@ impl ServerSlot {
         if let ServerState::Ready(child) = previous {
             child.shutdown().await;
         }
+    }
+
+    /// A reload changed or removed the server: it never starts again, and its child stops once
+    /// the calls it has in flight end.
+    pub(crate) fn retire(self: Arc<Self>) {
+        self.retired.store(true, Ordering::Release);
+        tokio::spawn(async move {
+            let previous = {
+                let _starting = self.start_lock.lock().await;
+                std::mem::replace(&mut *locks::write(&self.state), ServerState::NotStarted)
+            };
+            if let ServerState::Ready(child) = previous {
+                tracing::info!(toolbox = %self.toolbox, server = %self.spec.name, "stopping a child the reloaded config changed or removed, once its calls end");
+                while child.in_flight() > 0 {
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                }
+                child.shutdown().await;
+            }
+        });
     }
 
     /// Stops `child` for idleness if it is still current, unused and nobody is starting it.

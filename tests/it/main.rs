@@ -35,6 +35,7 @@ mod persisted_catalog;
 mod persisted_catalog_kinds;
 mod policy;
 mod readme;
+mod reload;
 
 mod remote;
 mod remote_oauth;

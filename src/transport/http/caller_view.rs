@@ -21,6 +21,8 @@ tokio::task_local! {
 
 /// What one caller sees, and its clients without a session.
 pub(super) struct CallerView {
+    /// The caller's name, where tokens name callers.
+    pub(super) caller: Option<Arc<str>>,
     pub(super) config: Arc<Config>,
     pub(super) surface: Surface,
     pub(super) sessionless: Arc<SessionState>,
@@ -34,11 +36,7 @@ impl CallerView {
         shared: Arc<SharedChildren>,
     ) -> CallerView {
         let name = caller.as_ref().map(|caller| caller.0.to_string());
-        let config = Arc::new(whole.for_caller(Identity {
-            caller: name.as_deref(),
-        }));
-        let flat = flat.map(|flat| Arc::new(flat.within(&config)));
-        let surface = Surface::new(&config, flat);
+        let (config, surface) = seen_by(whole, flat, name.as_deref());
         // A client without a session has no budget of its own: those calls share one, as
         // large as the sessions' count.
         let setup = Setup {
@@ -56,11 +54,42 @@ impl CallerView {
             session: "sessionless".to_owned(),
         });
         CallerView {
+            caller: caller.map(|caller| caller.0),
             config,
             surface,
             sessionless,
         }
     }
+
+    /// The same caller's view of the reloaded `whole`; its sessionless session swaps to it.
+    pub(super) async fn reloaded(
+        &self,
+        whole: &Config,
+        flat: Option<&FlatSpec>,
+        shared: &SharedChildren,
+    ) -> CallerView {
+        let (config, surface) = seen_by(whole, flat, self.caller.as_deref());
+        let servers = Some(shared.servers.clone());
+        self.sessionless.reload(&config, &surface, servers).await;
+        CallerView {
+            caller: self.caller.clone(),
+            config,
+            surface,
+            sessionless: self.sessionless.clone(),
+        }
+    }
+}
+
+/// What `caller` sees of `whole`, and the surface shown from that.
+fn seen_by(
+    whole: &Config,
+    flat: Option<&FlatSpec>,
+    caller: Option<&str>,
+) -> (Arc<Config>, Surface) {
+    let config = Arc::new(whole.for_caller(Identity { caller }));
+    let flat = flat.map(|flat| Arc::new(flat.within(&config)));
+    let surface = Surface::new(&config, flat);
+    (config, surface)
 }
 
 /// The session table as one caller's handler sees it: its sessions begin in its view.

@@ -60,7 +60,7 @@ impl DirectPath {
         streams: Arc<SessionStreams>,
         allowed_hosts: &[String],
     ) -> Self {
-        let max_body = sessions.config().http.max_body_bytes as u64;
+        let max_body = sessions.limits().max_body_bytes as u64;
         Self {
             hosts: allowed_hosts
                 .iter()

@@ -70,6 +70,30 @@ pub enum HttpServeError {
     },
 }
 
+/// Serves each config of `reloads` from the moment it comes, unless no caller could satisfy its
+/// access rules (then the running one stays).
+async fn reload_each(
+    sessions: Arc<Sessions>,
+    mut flat: Option<Arc<crate::flat::FlatSpec>>,
+    callers: Option<Callers>,
+    mut reloads: crate::reload::Reloads,
+) {
+    while let Some(config) = reloads.recv().await {
+        let checked = callers::check_policy(config.policy.as_deref(), callers.as_ref())
+            .and_then(|()| crate::reload::flat_of(flat.as_deref(), &config));
+        match checked {
+            Ok(reloaded) => flat = reloaded,
+            Err(problem) => {
+                tracing::error!(%problem, "the config was not reloaded; the running one stays");
+                continue;
+            }
+        }
+        let toolboxes = config.toolboxes.len();
+        sessions.reload(Arc::new(config), flat.clone()).await;
+        tracing::info!(toolboxes, "the reloaded config is served");
+    }
+}
+
 /// Refuses an exposure that would let anyone on the network use the children: a non-loopback
 /// address without a token, unless the user said `--insecure-no-auth`.
 pub fn check_exposure(options: &HttpOptions) -> Result<(), HttpServeError> {
@@ -97,6 +121,7 @@ pub async fn serve_http(
     config: Config,
     options: HttpOptions,
     shutdown: impl Future<Output = ()>,
+    reloads: crate::reload::Reloads,
 ) -> Result<(), HttpServeError> {
     callers::check_policy(config.policy.as_deref(), options.callers.as_ref())
         .map_err(HttpServeError::Refused)?;
@@ -110,6 +135,12 @@ pub async fn serve_http(
     let address = listener.local_addr().unwrap_or(options.address);
     let limits = config.http;
     let sessions = Sessions::new(Arc::new(config), options.flat.clone());
+    tokio::spawn(reload_each(
+        sessions.clone(),
+        options.flat.clone(),
+        options.callers.clone(),
+        reloads,
+    ));
     let stop = CancellationToken::new();
     let manager = SessionStreams::start(limits.session_idle_timeout);
     let hosts = allowed_hosts(&options);

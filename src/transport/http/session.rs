@@ -6,7 +6,7 @@
 //! (2026-07-28) are served by one `SessionState` of that view, whose `use_tool` calls open the
 //! toolbox they name.
 
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use dashmap::DashMap;
 use rmcp::{ErrorData as McpError, RoleServer, service::NotificationContext};
@@ -16,24 +16,28 @@ use super::{
     callers::Caller,
 };
 use crate::{
-    config::Config,
+    config::{Config, HttpLimits},
     flat::FlatSpec,
+    locks,
     metrics::Metrics,
     session::{CallBudget, LIMIT_REACHED, Session, SessionState, Setup, SharedChildren, Who},
 };
 
 /// Every session of one serving process.
 pub(super) struct Sessions {
-    config: Arc<Config>,
-    flat: Option<Arc<FlatSpec>>,
+    /// The config as last (re)loaded, and flat mode's spec of it.
+    config: RwLock<(Arc<Config>, Option<Arc<FlatSpec>>)>,
+    /// The limits read at start (a reload does not change them).
+    limits: HttpLimits,
     /// The servers sessions share (all but those marked `"sharing": "session"`).
     shared: Arc<SharedChildren>,
     /// What every session's calls and starts count in.
     metrics: Arc<Metrics>,
     /// Each caller's view, made at its first request (callers are the tokens' names, so few).
     views: DashMap<Option<Arc<str>>, Arc<CallerView>>,
-    /// The sessions begun, to count them and to stop them at shutdown.
-    open: DashMap<usize, Arc<SessionState>>,
+    /// The sessions begun, with their caller, to count them, to reload them and to stop them
+    /// at shutdown.
+    open: DashMap<usize, (Arc<SessionState>, Option<Arc<str>>)>,
     /// The same, by rmcp's session id once the agent said `notifications/initialized`: what
     /// the gate's direct path serves.
     by_id: DashMap<Box<str>, Arc<SessionState>>,
@@ -49,8 +53,8 @@ impl Sessions {
         let metrics = Arc::new(Metrics::default());
         let shared = Arc::new(SharedChildren::new(&config, metrics.clone()));
         Arc::new(Sessions {
-            config,
-            flat,
+            limits: config.http,
+            config: RwLock::new((config, flat)),
             shared,
             metrics,
             views: DashMap::new(),
@@ -77,10 +81,11 @@ impl Sessions {
         if let Some(view) = self.views.get(&key) {
             return view.clone();
         }
+        let (config, flat) = locks::read(&self.config).clone();
         let view = self.views.entry(key).or_insert_with(|| {
             Arc::new(CallerView::new(
-                &self.config,
-                self.flat.as_deref(),
+                &config,
+                flat.as_deref(),
                 caller,
                 self.shared.clone(),
             ))
@@ -93,8 +98,44 @@ impl Sessions {
         self.by_id.get(id).map(|entry| entry.value().clone())
     }
 
-    pub(super) fn config(&self) -> &Config {
-        &self.config
+    pub(super) fn limits(&self) -> &HttpLimits {
+        &self.limits
+    }
+
+    /// Serves `config` from now on (`flat`: flat mode's spec of it): shared servers defined as
+    /// before keep their children, the others stop once idle; each caller's view is made anew
+    /// and every session, the sessionless ones included, swaps to its caller's new view.
+    pub(super) async fn reload(&self, config: Arc<Config>, flat: Option<Arc<FlatSpec>>) {
+        if config.http != self.limits {
+            tracing::warn!(
+                "the reloaded config changes the http limits, which apply from the next start"
+            );
+        }
+        *locks::write(&self.config) = (config.clone(), flat.clone());
+        self.shared.servers.reload(&config);
+        let views: Vec<(Option<Arc<str>>, Arc<CallerView>)> = self
+            .views
+            .iter()
+            .map(|entry| (entry.key().clone(), entry.value().clone()))
+            .collect();
+        for (key, before) in views {
+            let view = Arc::new(
+                before
+                    .reloaded(&config, flat.as_deref(), &self.shared)
+                    .await,
+            );
+            self.views.insert(key, view);
+        }
+        let open: Vec<(Arc<SessionState>, Option<Arc<str>>)> = self
+            .open
+            .iter()
+            .map(|entry| entry.value().clone())
+            .collect();
+        for (state, caller) in open {
+            let view = self.view(caller.map(Caller));
+            let shared = Some(self.shared.servers.clone());
+            state.reload(&view.config, &view.surface, shared).await;
+        }
     }
 
     /// Stops every child of every session and of the sessionless one.
@@ -102,7 +143,7 @@ impl Sessions {
         let open: Vec<Arc<SessionState>> = self
             .open
             .iter()
-            .map(|entry| entry.value().clone())
+            .map(|entry| entry.value().0.clone())
             .collect();
         self.open.clear();
         self.by_id.clear();
@@ -126,7 +167,7 @@ impl Sessions {
         let own: usize = self
             .open
             .iter()
-            .map(|entry| entry.value().own_children_running())
+            .map(|entry| entry.value().0.own_children_running())
             .sum();
         let sessionless: usize = self
             .views
@@ -147,7 +188,7 @@ fn key(state: &Arc<SessionState>) -> usize {
 impl Sessions {
     /// A new session of `view`, or why none may begin (a limit).
     pub(super) fn begin(&self, view: &CallerView) -> Result<Arc<SessionState>, McpError> {
-        let limit = self.config.http.max_sessions;
+        let limit = self.limits.max_sessions;
         if self.open.len() >= limit {
             return Err(McpError::new(
                 LIMIT_REACHED,
@@ -160,14 +201,15 @@ impl Sessions {
         let setup = Setup {
             shared: Some(self.shared.clone()),
             budget: Some(CallBudget::new(
-                self.config.http.max_calls_per_session,
+                self.limits.max_calls_per_session,
                 "this session has",
                 "http.maxCallsPerSession",
             )),
             sessionless: false,
         };
         let state = SessionState::new(&view.config, &view.surface, setup);
-        self.open.insert(key(&state), state.clone());
+        self.open
+            .insert(key(&state), (state.clone(), view.caller.clone()));
         Ok(state)
     }
 

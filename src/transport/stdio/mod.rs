@@ -28,6 +28,7 @@ use crate::{
         envelope,
         lines::{Line, LineReader, LineWriter},
     },
+    reload::Reloads,
     session::{Session, SessionState, Setup, Surface, Who},
 };
 
@@ -152,10 +153,16 @@ pub async fn serve(
     config: &Config,
     flat: Option<Arc<FlatSpec>>,
     shutdown: impl Future<Output = ()>,
+    reloads: Reloads,
 ) -> Result<(), ServeError> {
     let (stdin, stdout) = rmcp::transport::stdio_pipes();
     let out = LineWriter::spawn(stdout);
-    let state = SessionState::new(config, &Surface::new(config, flat), Setup::default());
+    let state = SessionState::new(
+        config,
+        &Surface::new(config, flat.clone()),
+        Setup::default(),
+    );
+    tokio::spawn(reload_each(state.clone(), flat, reloads));
     state.identify(Who {
         caller: None,
         session: "stdio".to_owned(),
@@ -164,6 +171,30 @@ pub async fn serve(
     let outcome = serve_on(Session::One(state.clone()), transport, shutdown).await;
     state.shutdown().await;
     outcome
+}
+
+/// Serves each config of `reloads` from the moment it comes (the one session swaps to it).
+async fn reload_each(
+    state: Arc<SessionState>,
+    mut flat: Option<Arc<FlatSpec>>,
+    mut reloads: Reloads,
+) {
+    while let Some(config) = reloads.recv().await {
+        match crate::reload::flat_of(flat.as_deref(), &config) {
+            Ok(reloaded) => flat = reloaded,
+            Err(problem) => {
+                tracing::error!(%problem, "the config was not reloaded: it cannot be served flat; the running one stays");
+                continue;
+            }
+        }
+        state
+            .reload(&config, &Surface::new(&config, flat.clone()), None)
+            .await;
+        tracing::info!(
+            toolboxes = config.toolboxes.len(),
+            "the reloaded config is served"
+        );
+    }
 }
 
 async fn serve_on<T, E, A>(
