@@ -28,9 +28,19 @@ pub struct ServedHttp {
 
 impl ServedHttp {
     pub async fn start(toolshelf: &Path, config: &Path) -> anyhow::Result<Self> {
+        Self::start_with(toolshelf, config, &[]).await
+    }
+
+    /// As `start`, with `more` arguments after `--no-cache`.
+    pub async fn start_with(
+        toolshelf: &Path,
+        config: &Path,
+        more: &[&str],
+    ) -> anyhow::Result<Self> {
         let port = launch::free_port();
         let command = tokio::process::Command::new(toolshelf);
-        let process = launch::serve_http(command, config, port, Some(TOKEN), &["--no-cache"])
+        let args = [&["--no-cache"], more].concat();
+        let process = launch::serve_http(command, config, port, Some(TOKEN), &args)
             .env("RUST_LOG", "error")
             .stderr(Stdio::null())
             .spawn()?;

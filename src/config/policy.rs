@@ -84,6 +84,25 @@ impl Withheld {
         self.tools.get(toolbox)?.get(server)
     }
 
+    /// True when the policy withholds the tool a flat-mode name (`SERVER` `separator` `TOOL`,
+    /// the tool by its canonical name) stands for: its server, or the tool itself.
+    pub fn covers_flat(&self, name: &str, separator: &str) -> bool {
+        let servers = self.servers.values().flatten();
+        let tools = self.tools.values().flat_map(|servers| {
+            servers
+                .iter()
+                .flat_map(|(server, tools)| tools.iter().map(move |tool| (server, tool)))
+        });
+        let prefixed = |server: &str| {
+            name.strip_prefix(server)
+                .and_then(|rest| rest.strip_prefix(separator))
+        };
+        servers.into_iter().any(|server| prefixed(server).is_some())
+            || tools
+                .into_iter()
+                .any(|(server, tool)| prefixed(server) == Some(tool.as_str()))
+    }
+
     /// True when the policy withholds what a request named: the toolbox, its server, or the
     /// tool (`tool` is compared with canonical names).
     pub fn covers(&self, toolbox: &str, server: Option<&str>, tool: Option<&str>) -> bool {
@@ -217,6 +236,8 @@ impl Policy {
                 .is_some_and(|rule| rule.admits(who))
             {
                 withheld.toolboxes.insert(name.to_owned());
+                let all = servers.iter().map(|server| (*server).to_owned());
+                withheld.servers.insert(name.to_owned(), all.collect());
                 continue;
             }
             let mut hidden_servers = HashSet::new();
@@ -248,7 +269,8 @@ impl Policy {
             }
             if hidden_servers.len() == servers.len() {
                 withheld.toolboxes.insert(name.to_owned());
-            } else if !hidden_servers.is_empty() {
+            }
+            if !hidden_servers.is_empty() {
                 withheld.servers.insert(name.to_owned(), hidden_servers);
             }
         }

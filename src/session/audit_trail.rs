@@ -148,11 +148,13 @@ impl SessionState {
     /// True when the policy withholds what `call` named from this session's caller: it was
     /// answered as if that did not exist, and is recorded as denied.
     fn withholds(&self, call: &AuditedCall) -> bool {
+        let served = self.served();
         let Some(toolbox) = call.toolbox.as_deref() else {
-            return false;
+            let flat = served.flat.as_ref();
+            let withheld = served.toolboxes.withheld();
+            return flat.is_some_and(|flat| withheld.covers_flat(&call.tool, flat.separator()));
         };
         let server = call.server.as_deref();
-        let served = self.served();
         let canonical = server
             .and_then(|server| served.toolboxes.get(toolbox)?.server(server))
             .and_then(|slot| slot.catalog.resolve(&call.tool));

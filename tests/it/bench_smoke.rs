@@ -22,7 +22,7 @@ async fn the_benchmark_runs_in_quick_mode() {
     };
     let report = measure::run(&options).await.expect("the benchmark runs");
     let targets = report["targets"].as_array().expect("targets");
-    assert_eq!(targets.len(), 15);
+    assert_eq!(targets.len(), 16);
     // Every figure is there, those of the npm servers and the HTTP child included.
     for target in targets {
         let measured = target["measured"].as_f64().expect("a number");
@@ -37,5 +37,7 @@ async fn the_benchmark_runs_in_quick_mode() {
         let ratio = &report["http_serve"]["sessions_everything"][sessions]["ratio"];
         assert!(ratio.as_f64().is_some_and(f64::is_finite), "{ratio}");
     }
+    // The audited toolshelf wrote a line per call (the open included).
+    assert!(report["gateway"]["audit_lines"].as_u64() > Some(1));
     assert!(!measure::table(&report).is_empty());
 }

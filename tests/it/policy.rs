@@ -234,6 +234,8 @@ async fn a_client_without_a_session_sees_its_callers_view() {
 async fn flat_mode_lists_each_caller_its_own_tools() {
     let tokens = tokens();
     let (_config_dir, path) = write_config(&team());
+    let dir = tempfile::tempdir().expect("dir");
+    let audit = dir.path().join("audit.jsonl");
     let (_process, port) = serve_logged(
         &path,
         DEFAULT,
@@ -241,6 +243,8 @@ async fn flat_mode_lists_each_caller_its_own_tools() {
             "--tokens-dir",
             tokens.path().to_str().expect("utf-8"),
             "--flat",
+            "--audit-log",
+            audit.to_str().expect("utf-8"),
         ],
         Stdio::null(),
     )
@@ -272,6 +276,47 @@ async fn flat_mode_lists_each_caller_its_own_tools() {
             .any(|name| name.starts_with("opsbox:") || name == "fixture:sleep"),
         "{of_bob:?}"
     );
+
+    // Bob's calls of what is withheld are refused as unknown names, and recorded as denials.
+    let bob = RawSession::open_with(port, Some(BOB)).await;
+    for (id, name) in [
+        (2, "opsbox:echo"),
+        (3, "fixture:sleep"),
+        (4, "fixture:nope"),
+    ] {
+        let called = bob
+            .post(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": name, "arguments": {}}}))
+            .await;
+        assert!(
+            message(&called.body)["error"].is_object(),
+            "{}",
+            called.body
+        );
+    }
+    let outcomes = eventually("three calls are recorded", || async {
+        let text = std::fs::read_to_string(&audit).unwrap_or_default();
+        let outcomes: Vec<(String, String)> = text
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .map(|line| {
+                let field = |key: &str| line[key].as_str().unwrap_or_default().to_owned();
+                (field("tool"), field("outcome"))
+            })
+            .collect();
+        (outcomes.len() >= 3).then_some(outcomes)
+    })
+    .await;
+    let expected = [
+        ("opsbox:echo", "denied"),
+        ("fixture:sleep", "denied"),
+        ("fixture:nope", "refused"),
+    ];
+    let expected: Vec<(String, String)> = expected
+        .iter()
+        .map(|(tool, outcome)| ((*tool).to_owned(), (*outcome).to_owned()))
+        .collect();
+    assert_eq!(outcomes, expected);
 }
 
 /// The line of `toolshelf ARGS`'s stderr that contains `marker`; it exited with status 2, and

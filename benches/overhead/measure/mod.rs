@@ -20,6 +20,7 @@ use rmcp::{
 use serde_json::{Value, json};
 
 mod context;
+mod gateway;
 mod http;
 mod opening;
 mod report;
@@ -64,6 +65,7 @@ pub const SECTIONS: &[&str] = &[
     "search",
     "http_child",
     "http_serve",
+    "gateway",
 ];
 
 type Client = RunningService<RoleClient, ()>;
@@ -82,6 +84,7 @@ pub const TARGET_HTTP_THROUGHPUT_64: f64 = 0.8;
 pub const TARGET_HTTP_SESSION_KB: f64 = 50.0;
 pub const TARGET_SEARCH_P50_US: f64 = 1000.0;
 pub const TARGET_SEARCH_LOAD_MS: f64 = 50.0;
+pub const TARGET_GATEWAY_ADDED_P50_US: f64 = 10.0;
 
 /// Runs every measurement and returns all figures as JSON.
 pub async fn run(options: &Options) -> anyhow::Result<Value> {
@@ -122,6 +125,9 @@ pub async fn run(options: &Options) -> anyhow::Result<Value> {
         if options.runs("http_serve") {
             report["http_serve"] = bench.http_serve(bin).await?;
         }
+    }
+    if options.runs("gateway") {
+        report["gateway"] = bench.gateway().await?;
     }
     report["targets"] = targets(&report);
     Ok(report)

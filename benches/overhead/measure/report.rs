@@ -112,6 +112,12 @@ pub(super) fn targets(report: &Value) -> Value {
             TARGET_HTTP_SESSION_KB,
             true
         ),
+        check(
+            "serve --http: named tokens and access rules add, p50 (us)",
+            number("/gateway/access_rules/added_p50_us"),
+            TARGET_GATEWAY_ADDED_P50_US,
+            true
+        ),
     ])
 }
 
@@ -151,6 +157,8 @@ pub fn table(report: &Value) -> String {
             "/http_serve/latency_everything",
         ),
         ("echo, stdio (everything)", "/http_serve/latency_stdio"),
+        ("echo, access rules", "/gateway/access_rules"),
+        ("echo, rules + audit", "/gateway/access_rules_and_audit"),
     ] {
         let figure = &report.pointer(pointer).cloned().unwrap_or_default();
         let triple = |side: &str| {
