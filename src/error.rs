@@ -52,6 +52,24 @@ pub(crate) enum ToolError {
         toolbox: String,
         conflicts: Vec<String>,
     },
+    /// An access rule asks the user to confirm the call, and the user did not.
+    Unconfirmed {
+        toolbox: String,
+        server: String,
+        name: String,
+        /// The rule's path in the config.
+        rule: String,
+        why: Unconfirmed,
+    },
+}
+
+/// Why a call that needed the user's confirmation did not get it.
+#[derive(Debug)]
+pub(crate) enum Unconfirmed {
+    Declined,
+    Cancelled,
+    /// The user could not be asked: why.
+    NotAsked(String),
 }
 
 /// Which meta-tool reports an unknown toolbox.
@@ -155,6 +173,24 @@ impl ToolError {
                 text.push_str("\nFix the cause above, then call open_toolbox again.");
                 text
             }
+            ToolError::Unconfirmed {
+                toolbox,
+                server,
+                name,
+                rule,
+                why,
+            } => {
+                let why = match why {
+                    Unconfirmed::Declined => "the user declined it".to_owned(),
+                    Unconfirmed::Cancelled => "the user cancelled the question".to_owned(),
+                    Unconfirmed::NotAsked(reason) => format!(
+                        "the user could not be asked ({reason}): use an MCP client that supports elicitation, or change the rule"
+                    ),
+                };
+                format!(
+                    "Error executing tool '{name}' in server '{server}' (toolbox '{toolbox}'): the access rule {rule} asks the user to confirm each call, and {why}"
+                )
+            }
             ToolError::AliasConflict { toolbox, conflicts } => {
                 let mut text = format!(
                     "Error opening toolbox '{toolbox}': its config gives a tool an alias that is another tool's name."
@@ -243,6 +279,17 @@ impl ToolError {
             ToolError::AliasConflict { toolbox, .. } => {
                 error.kind = "alias_conflict";
                 error.toolbox = Some(toolbox);
+            }
+            ToolError::Unconfirmed {
+                toolbox,
+                server,
+                name,
+                ..
+            } => {
+                error.kind = "not_confirmed";
+                error.toolbox = Some(toolbox);
+                error.server = Some(server);
+                error.name = Some(name);
             }
         }
         error

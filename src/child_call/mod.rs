@@ -4,6 +4,7 @@
 //! toolshelf's error or the child's own. What comes back is a `CallAnswer`, written to the
 //! agent by whichever path took the request.
 
+mod confirm;
 mod i_json;
 mod message_size;
 
@@ -113,6 +114,7 @@ pub(crate) async fn call(
             i_json::check(arguments.get())
                 .map_err(|violation| ToolError::InvalidUseTool(vec![violation]))?;
         }
+        let mut confirmed = false;
         for _ in 0..RETRIES {
             // A server that is not running (never started, crashed, idle) starts here.
             let child = slot.ensure().await.map_err(|reason| {
@@ -129,6 +131,11 @@ pub(crate) async fn call(
                     name: name.to_owned(),
                 }));
             };
+            if !confirmed && let Some(rule) = toolboxes.confirmation(slot, &canonical) {
+                let target = (toolbox, server, name);
+                confirm::ask(toolboxes.agent(), target, &rule, cancel).await?;
+                confirmed = true;
+            }
             let _in_flight = child.begin_call();
             if !slot.is_current(&child) {
                 continue; // retired for idleness just now: take the next one

@@ -47,9 +47,21 @@ pub(crate) struct ConfigFile {
     reason = "only its schema is used: config::policy reads the checked value"
 )]
 pub(crate) struct AccessFile {
-    /// Callers by the name their bearer token stands for: a file's name in `--tokens-dir`, or "default" for the single token.
+    /// Callers by the name their bearer token stands for: a file's name in `--tokens-dir`, or "default" for the single token. Without it the rule admits whoever the level above admits.
+    #[serde(default)]
     #[schemars(inner(regex(pattern = NAME_PATTERN)))]
-    pub callers: Vec<String>,
+    pub callers: Option<Vec<String>>,
+    /// "always": every call of a tool under this rule waits for the user's confirmation (elicitation); "destructive": those of tools whose annotations say destructiveHint: true. On stdio too.
+    #[serde(default)]
+    pub confirm: Option<ConfirmFile>,
+}
+
+/// When a rule asks the user to confirm a call.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum ConfirmFile {
+    Always,
+    Destructive,
 }
 
 /// The persisted catalog: each server's tool list is remembered in the user's cache folder,

@@ -34,7 +34,7 @@ pub(crate) use slot::{ServerSlot, ServerState};
 use crate::{
     catalog::cache::CatalogCache,
     children::{Agent, Child, Launch, ProcessRegistry},
-    config::{Config, Prestart, Sharing, ToolboxSpec, Withheld},
+    config::{Config, Policy, Prestart, Sharing, ToolboxSpec, Withheld},
     error::{Context, ToolError},
     metrics::Metrics,
     search::SessionSearch,
@@ -60,6 +60,8 @@ pub(crate) struct Toolboxes {
     caller: std::sync::OnceLock<String>,
     /// What the policy withholds from the session's caller.
     withheld: Arc<Withheld>,
+    /// The access rules, for the calls they ask the user to confirm.
+    policy: Option<Arc<Policy>>,
     stop: CancellationToken,
 }
 
@@ -147,6 +149,7 @@ impl Toolboxes {
             search: SessionSearch::default(),
             caller,
             withheld: config.withheld.clone(),
+            policy: config.policy.clone(),
             stop,
         }
     }

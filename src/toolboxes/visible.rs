@@ -56,6 +56,22 @@ impl Toolboxes {
         canonical.chain(aliases).collect()
     }
 
+    /// The path of the access rule that asks the user to confirm a call of `canonical` on
+    /// `slot`, if one does.
+    pub(crate) fn confirmation(&self, slot: &ServerSlot, canonical: &str) -> Option<String> {
+        let policy = self.policy.as_ref().filter(|policy| policy.confirms())?;
+        let tools = slot.catalog.tools();
+        let tool = tools.iter().find(|tool| tool.name() == canonical);
+        let annotations = tool.and_then(|tool| tool.tool.annotations.as_ref());
+        let destructive = annotations.and_then(|annotations| annotations.destructive_hint);
+        policy.confirmation(
+            &slot.toolbox,
+            &slot.spec.name,
+            canonical,
+            destructive == Some(true),
+        )
+    }
+
     /// What the policy withholds from the session's caller.
     pub(crate) fn withheld(&self) -> &Withheld {
         &self.withheld

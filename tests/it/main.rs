@@ -11,6 +11,7 @@ mod client_tasks;
 mod clients;
 mod config_commands;
 mod config_errors;
+mod confirm;
 mod conformance;
 mod contract;
 mod deploy;

@@ -8,15 +8,18 @@
 //! A caller sees only what it may use (`Config::for_caller`): the rest is withheld from its
 //! sessions as if it were not configured, so the answers it gets tell it nothing of the rest.
 
-use std::{
-    collections::{HashMap, HashSet},
-    sync::Arc,
-};
+use std::collections::HashSet;
 
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use super::{Config, ToolboxSpec, Violation};
+mod confirm;
+mod view;
+
+pub use confirm::Confirm;
+pub use view::Withheld;
+
+use super::Violation;
 
 /// Who is asking, as the transport proved it.
 #[derive(Debug, Clone, Copy, Default)]
@@ -49,12 +52,15 @@ impl Rule {
 struct ServerRules {
     own: Option<Rule>,
     tools: IndexMap<String, Rule>,
+    confirm: Option<Confirm>,
+    tool_confirms: IndexMap<String, Confirm>,
 }
 
 #[derive(Debug, Default)]
 struct ToolboxRules {
     own: Option<Rule>,
     servers: IndexMap<String, ServerRules>,
+    confirm: Option<Confirm>,
 }
 
 /// The config's `access` rules.
@@ -63,91 +69,54 @@ pub struct Policy {
     /// The rule of every toolbox that has none of its own.
     default: Option<Rule>,
     toolboxes: IndexMap<String, ToolboxRules>,
+    /// Some rule names callers: each caller sees only what a rule allows it.
+    gates: bool,
+    /// The `confirm` of the top-level rule.
+    default_confirm: Option<Confirm>,
+    /// Some rule says `confirm`.
+    confirms: bool,
 }
 
 /// What a caller may not use, by toolbox, server and tool (canonical names).
-#[derive(Debug, Default)]
-pub struct Withheld {
-    toolboxes: HashSet<String>,
-    servers: HashMap<String, HashSet<String>>,
-    tools: HashMap<String, HashMap<String, HashSet<String>>>,
-}
-
-impl Withheld {
-    /// True when nothing is withheld.
-    pub fn is_empty(&self) -> bool {
-        self.toolboxes.is_empty() && self.servers.is_empty() && self.tools.is_empty()
-    }
-
-    /// The tools of `toolbox`/`server` the caller may not use, if any.
-    pub fn tools(&self, toolbox: &str, server: &str) -> Option<&HashSet<String>> {
-        self.tools.get(toolbox)?.get(server)
-    }
-
-    /// True when the policy withholds the tool a flat-mode name (`SERVER` `separator` `TOOL`,
-    /// the tool by its canonical name) stands for: its server, or the tool itself.
-    pub fn covers_flat(&self, name: &str, separator: &str) -> bool {
-        let servers = self.servers.values().flatten();
-        let tools = self.tools.values().flat_map(|servers| {
-            servers
-                .iter()
-                .flat_map(|(server, tools)| tools.iter().map(move |tool| (server, tool)))
-        });
-        let prefixed = |server: &str| {
-            name.strip_prefix(server)
-                .and_then(|rest| rest.strip_prefix(separator))
-        };
-        servers.into_iter().any(|server| prefixed(server).is_some())
-            || tools
-                .into_iter()
-                .any(|(server, tool)| prefixed(server) == Some(tool.as_str()))
-    }
-
-    /// True when the policy withholds what a request named: the toolbox, its server, or the
-    /// tool (`tool` is compared with canonical names).
-    pub fn covers(&self, toolbox: &str, server: Option<&str>, tool: Option<&str>) -> bool {
-        let server_withheld = |server: &str| {
-            self.servers
-                .get(toolbox)
-                .is_some_and(|servers| servers.contains(server))
-        };
-        self.toolboxes.contains(toolbox)
-            || server.is_some_and(server_withheld)
-            || server
-                .zip(tool)
-                .and_then(|(server, tool)| Some(self.tools(toolbox, server)?.contains(tool)))
-                .unwrap_or(false)
-    }
-}
-
 impl Policy {
     /// The rules of `value` (a config whose shape is checked), or `None` when it has none;
     /// rules that could never apply are `problems`.
     pub(super) fn read(value: &Value, problems: &mut Vec<Violation>) -> Option<Policy> {
-        let mut found = false;
+        let (mut gates, mut confirms) = (false, false);
         let mut rule_at = |node: &Value| {
             let rule = rule(node);
-            found |= rule.is_some();
+            gates |= rule.is_some();
             rule
         };
+        let mut confirm_at = |node: &Value| {
+            let confirm = confirm_of(node);
+            confirms |= confirm.is_some();
+            confirm
+        };
         let default = rule_at(value);
+        let default_confirm = confirm_at(value);
         let mut toolboxes = IndexMap::new();
         let boxes = value.get("toolboxes").and_then(Value::as_object);
         for (name, toolbox) in boxes.into_iter().flatten() {
             let mut rules = ToolboxRules {
                 own: rule_at(toolbox),
                 servers: IndexMap::new(),
+                confirm: confirm_at(toolbox),
             };
             let servers = toolbox.get("mcpServers").and_then(Value::as_object);
             for (server_name, server) in servers.into_iter().flatten() {
                 let mut server_rules = ServerRules {
                     own: rule_at(server),
-                    tools: IndexMap::new(),
+                    confirm: confirm_at(server),
+                    ..ServerRules::default()
                 };
                 let tools = server.get("tools").and_then(Value::as_object);
                 for (tool, entry) in tools.into_iter().flatten() {
                     if let Some(rule) = rule_at(entry) {
                         server_rules.tools.insert(tool.clone(), rule);
+                    }
+                    if let Some(confirm) = confirm_at(entry) {
+                        server_rules.tool_confirms.insert(tool.clone(), confirm);
                     }
                 }
                 let prompts = server.get("prompts").and_then(Value::as_object);
@@ -163,9 +132,20 @@ impl Policy {
             }
             toolboxes.insert(name.clone(), rules);
         }
-        let policy = Policy { default, toolboxes };
+        let policy = Policy {
+            default,
+            toolboxes,
+            gates,
+            default_confirm,
+            confirms,
+        };
         policy.check_reach(problems);
-        found.then_some(policy)
+        (gates || confirms).then_some(policy)
+    }
+
+    /// True when some rule names callers: then each caller sees only what a rule allows it.
+    pub fn gates(&self) -> bool {
+        self.gates
     }
 
     /// Every caller some rule names, each once.
@@ -228,6 +208,9 @@ impl Policy {
         who: Identity<'_>,
     ) -> Withheld {
         let mut withheld = Withheld::default();
+        if !self.gates {
+            return withheld;
+        }
         let none = ToolboxRules::default();
         for (name, servers) in toolboxes {
             let rules = self.toolboxes.get(name).unwrap_or(&none);
@@ -278,60 +261,24 @@ impl Policy {
     }
 }
 
-impl Config {
-    /// What `who` sees of this config: the toolboxes and servers the policy withholds from it
-    /// left out, and its withheld tools named in `withheld`. The whole config without a policy.
-    pub fn for_caller(&self, who: Identity<'_>) -> Config {
-        let Some(policy) = &self.policy else {
-            return self.clone();
-        };
-        let names = self.toolboxes.values().map(|toolbox| {
-            let servers = toolbox.servers.iter().map(|server| server.name.as_str());
-            (toolbox.name.as_str(), servers.collect())
-        });
-        let withheld = policy.withheld(names, who);
-        let toolboxes = self
-            .toolboxes
-            .iter()
-            .filter(|(name, _)| !withheld.toolboxes.contains(*name))
-            .map(|(name, toolbox)| {
-                let Some(hidden) = withheld.servers.get(name) else {
-                    return (name.clone(), toolbox.clone());
-                };
-                let servers = toolbox
-                    .servers
-                    .iter()
-                    .filter(|server| !hidden.contains(&server.name));
-                let visible = ToolboxSpec {
-                    name: toolbox.name.clone(),
-                    description: toolbox.description.clone(),
-                    servers: servers.cloned().collect(),
-                };
-                (name.clone(), Arc::new(visible))
-            })
-            .collect();
-        Config {
-            toolboxes,
-            http: self.http,
-            catalog: self.catalog,
-            notes: Vec::new(),
-            policy: self.policy.clone(),
-            withheld: Arc::new(withheld),
-        }
-    }
-}
-
-/// The rule of `node`'s `access`, if it has one.
+/// The callers `node`'s `access` admits, if it names them.
 fn rule(node: &Value) -> Option<Rule> {
-    let access = node.get("access")?;
-    let callers = access.get("callers").and_then(Value::as_array);
+    let callers = node.get("access")?.get("callers")?.as_array()?;
     let callers = callers
-        .into_iter()
-        .flatten()
+        .iter()
         .filter_map(Value::as_str)
         .map(str::to_owned)
         .collect();
     Some(Rule { callers })
+}
+
+/// What `node`'s `access` says of confirmation, if it says something.
+fn confirm_of(node: &Value) -> Option<Confirm> {
+    match node.get("access")?.get("confirm")?.as_str()? {
+        "always" => Some(Confirm::Always),
+        "destructive" => Some(Confirm::Destructive),
+        _ => None,
+    }
 }
 
 /// Reports each caller `rule` (at `path`) names that a rule above it (`limits`, with where each
@@ -366,5 +313,4 @@ fn unreachable(
 }
 
 #[cfg(test)]
-#[path = "policy_tests.rs"]
 mod tests;

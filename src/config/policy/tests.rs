@@ -1,6 +1,7 @@
 use serde_json::json;
 
 use super::*;
+use crate::config::Config;
 
 fn parse(value: serde_json::Value) -> Result<Config, Vec<Violation>> {
     super::super::parse(&value.to_string(), std::path::Path::new("."), &|_| None)
@@ -113,5 +114,33 @@ fn an_access_rule_is_checked_strictly() {
         paths,
         ["access.groups", "toolboxes.a.access.callers[0]"],
         "{problems:?}"
+    );
+}
+
+#[test]
+fn the_nearest_rule_that_says_confirm_decides_and_confirm_alone_gates_nobody() {
+    let config = parse(json!({
+        "access": {"confirm": "destructive"},
+        "toolboxes": {"a": {"mcpServers": {
+            "s": server(json!({"tools": {"t": {"access": {"confirm": "always"}}}})),
+            "quiet": server(json!({"access": {"confirm": "destructive"}}))
+        }}}
+    }))
+    .expect("valid");
+    let policy = config.policy.as_ref().expect("a policy");
+    assert!(!policy.gates());
+    assert_eq!(as_caller(&config, "anyone").toolboxes.len(), 1);
+    assert_eq!(
+        policy.confirmation("a", "s", "t", false).as_deref(),
+        Some("toolboxes.a.mcpServers.s.tools.t.access.confirm")
+    );
+    assert_eq!(policy.confirmation("a", "s", "u", false), None);
+    assert_eq!(
+        policy.confirmation("a", "s", "u", true).as_deref(),
+        Some("access.confirm")
+    );
+    assert_eq!(
+        policy.confirmation("a", "quiet", "u", true).as_deref(),
+        Some("toolboxes.a.mcpServers.quiet.access.confirm")
     );
 }
