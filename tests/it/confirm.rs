@@ -2,7 +2,7 @@
 //! `"destructive"` for tools annotated `destructiveHint: true`): the Python `mcp` SDK as the
 //! agent's client answers toolshelf's elicitation; an accepted call goes on, a declined or
 //! cancelled one is refused naming the rule, and a client without elicitation is told the user
-//! could not be asked. Calls no rule guards are never held up.
+//! could not be asked. Calls no rule guards are never held up. On stdio and over HTTP.
 
 use serde_json::{Value, json};
 
@@ -12,11 +12,15 @@ use crate::harness::{
 
 const RULE: &str = "toolboxes.dev.mcpServers.fixture.tools.echo.access.confirm";
 
-async fn answered(answers: &str) -> Value {
+fn guarded() -> Value {
     let mut config = config(&[("dev", "Fixture", json!({"fixture": fixture(&[])}))]);
     config["toolboxes"]["dev"]["mcpServers"]["fixture"]["tools"] =
         json!({"echo": {"access": {"confirm": "always"}}});
-    let (_dir, path) = write_config(&config);
+    config
+}
+
+async fn answered(answers: &str) -> Value {
+    let (_dir, path) = write_config(&guarded());
     let mut args = vec![answers.into()];
     args.extend(toolshelf_serve(&[], &path));
     python_client("confirm_client.py", args).await
@@ -76,6 +80,35 @@ async fn a_guarded_call_waits_for_the_users_answer() {
         "{seen}"
     );
     crate::docs::assert_quoted(&calls[1].2);
+}
+
+#[tokio::test]
+async fn over_http_the_question_reaches_the_session_whose_call_it_is() {
+    let (_dir, path) = write_config(&guarded());
+    let token = "confirm-t0ken";
+    let (_process, port) = crate::harness::http::serve(&path, token).await;
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let seen = python_client(
+        "confirm_client.py",
+        vec!["accept,decline".into(), url.into(), token.into()],
+    )
+    .await;
+    assert_eq!(seen["asked"].as_array().map(Vec::len), Some(2), "{seen}");
+    let calls = calls(&seen);
+    assert_eq!(
+        calls[0],
+        ("echo".into(), false, r#"{"said":"hi"}"#.into()),
+        "{seen}"
+    );
+    assert!(
+        calls[1].1 && calls[1].2.ends_with("and the user declined it"),
+        "{seen}"
+    );
+    assert_eq!(
+        (calls[2].0.as_str(), calls[2].1),
+        ("sleep", false),
+        "{seen}"
+    );
 }
 
 #[tokio::test]

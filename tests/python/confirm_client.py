@@ -4,7 +4,8 @@ side of the confirmations an access rule asks for: each elicitation gets the nex
 Calls dev/fixture's `echo` once per answer (once with "none"), then `sleep`, which no rule
 guards.
 
-Usage: confirm_client.py ANSWERS -- COMMAND [ARGS...]
+Usage: confirm_client.py ANSWERS -- COMMAND [ARGS...]   (stdio: the client starts toolshelf)
+       confirm_client.py ANSWERS URL TOKEN                (a running `toolshelf serve --http`)
 Prints one JSON object with what the client saw.
 """
 
@@ -12,11 +13,28 @@ import asyncio
 import json
 import sys
 
+from contextlib import asynccontextmanager
+
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 
-async def main(answers: list[str], command: list[str]) -> dict:
+@asynccontextmanager
+async def connected(where: list[str]):
+    """The client's two streams: to a toolshelf it starts, or to one serving HTTP."""
+    if where[0] == "--":
+        async with stdio_client(StdioServerParameters(command=where[1], args=where[2:])) as streams:
+            yield streams
+        return
+    url, token = where
+    async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http:
+        async with streamable_http_client(url, http_client=http) as streams:
+            yield streams[0], streams[1]
+
+
+async def main(answers: list[str], where: list[str]) -> dict:
     seen: dict = {"asked": [], "calls": []}
     pending = list(answers)
 
@@ -24,9 +42,8 @@ async def main(answers: list[str], command: list[str]) -> dict:
         seen["asked"].append(params.message)
         return types.ElicitResult(action=pending.pop(0))
 
-    parameters = StdioServerParameters(command=command[0], args=command[1:])
     callback = None if answers == ["none"] else elicitation
-    async with stdio_client(parameters) as (read, write):
+    async with connected(where) as (read, write):
         async with ClientSession(read, write, elicitation_callback=callback) as session:
             await session.initialize()
             await session.call_tool("open_toolbox", {"toolbox": "dev"})
@@ -40,5 +57,4 @@ async def main(answers: list[str], command: list[str]) -> dict:
 
 
 if __name__ == "__main__":
-    split = sys.argv.index("--")
-    print(json.dumps(asyncio.run(main(sys.argv[1].split(","), sys.argv[split + 1 :]))))
+    print(json.dumps(asyncio.run(main(sys.argv[1].split(","), sys.argv[2:]))))
