@@ -47,6 +47,44 @@ fn tokens() -> tempfile::TempDir {
     tokens
 }
 
+/// `serve --http` of `team()` with Alice's and Bob's tokens, the single token `DEFAULT`, the
+/// audit log on, and `more` arguments; stopped when dropped.
+struct Team {
+    port: u16,
+    _process: tokio::process::Child,
+    _tokens: tempfile::TempDir,
+    _config: tempfile::TempDir,
+    dir: tempfile::TempDir,
+}
+
+impl Team {
+    async fn serve(more: &[&str]) -> Team {
+        let tokens = tokens();
+        let (config, path) = write_config(&team());
+        let dir = tempfile::tempdir().expect("dir");
+        let audit = dir.path().join("audit.jsonl");
+        let mut args = vec![
+            "--tokens-dir",
+            tokens.path().to_str().expect("utf-8"),
+            "--audit-log",
+            audit.to_str().expect("utf-8"),
+        ];
+        args.extend(more);
+        let (process, port) = serve_logged(&path, DEFAULT, &args, Stdio::null()).await;
+        Team {
+            port,
+            _process: process,
+            _tokens: tokens,
+            _config: config,
+            dir,
+        }
+    }
+
+    fn audit(&self) -> std::path::PathBuf {
+        self.dir.path().join("audit.jsonl")
+    }
+}
+
 /// The JSON-RPC message of an answer, sent as JSON or as one SSE event.
 fn message(body: &str) -> Value {
     let data = body
@@ -91,22 +129,8 @@ async fn open_toolbox_description(session: &RawSession) -> String {
 
 #[tokio::test]
 async fn each_caller_sees_only_what_it_may_use_and_nothing_of_the_rest() {
-    let tokens = tokens();
-    let (_config_dir, path) = write_config(&team());
-    let dir = tempfile::tempdir().expect("dir");
-    let audit = dir.path().join("audit.jsonl");
-    let (_process, port) = serve_logged(
-        &path,
-        DEFAULT,
-        &[
-            "--tokens-dir",
-            tokens.path().to_str().expect("utf-8"),
-            "--audit-log",
-            audit.to_str().expect("utf-8"),
-        ],
-        Stdio::null(),
-    )
-    .await;
+    let team = Team::serve(&[]).await;
+    let (port, audit) = (team.port, team.audit());
     let alice = RawSession::open_with(port, Some(ALICE)).await;
     let bob = RawSession::open_with(port, Some(BOB)).await;
 
@@ -232,23 +256,8 @@ async fn a_client_without_a_session_sees_its_callers_view() {
 
 #[tokio::test]
 async fn flat_mode_lists_each_caller_its_own_tools() {
-    let tokens = tokens();
-    let (_config_dir, path) = write_config(&team());
-    let dir = tempfile::tempdir().expect("dir");
-    let audit = dir.path().join("audit.jsonl");
-    let (_process, port) = serve_logged(
-        &path,
-        DEFAULT,
-        &[
-            "--tokens-dir",
-            tokens.path().to_str().expect("utf-8"),
-            "--flat",
-            "--audit-log",
-            audit.to_str().expect("utf-8"),
-        ],
-        Stdio::null(),
-    )
-    .await;
+    let team = Team::serve(&["--flat"]).await;
+    let (port, audit) = (team.port, team.audit());
     let names = |session: RawSession| async move {
         let listed = session
             .post(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
