@@ -1,9 +1,10 @@
-//! Who may use what under `serve --http`: the `access` rules of the config, at its top (the
-//! rule of every toolbox without its own), on a toolbox, a server and a tool. A config without
-//! any rule has no policy and every caller sees everything; a config with one denies whatever
-//! no rule allows. Each level narrows the one above: a server's rule admits only callers its
-//! toolbox admits, a tool's only those its server admits; a rule that names a caller the level
-//! above never lets through could never apply, and is a config error.
+//! Who may use what, and which calls wait for the user: the `access` rules of the config, at its
+//! top (the rule of every toolbox without its own), on a toolbox, a server and a tool. Without a
+//! rule that names `callers` every caller sees everything; with one, each sees only what a rule
+//! allows it (`serve --http`). Each level narrows the one above: a server's rule admits only
+//! callers its toolbox admits, a tool's only those its server admits; a rule that names a caller
+//! the level above never lets through could never apply, and is a config error. `confirm`
+//! (`confirm.rs`) holds on both transports.
 //!
 //! A caller sees only what it may use (`Config::for_caller`): the rest is withheld from its
 //! sessions as if it were not configured, so the answers it gets tell it nothing of the rest.
