@@ -63,6 +63,12 @@ impl DirectHttp {
         Ok(client)
     }
 
+    /// Sends `token` from the next request on (a new access token of the same caller).
+    pub fn set_bearer(&mut self, token: &str) -> anyhow::Result<()> {
+        self.bearer = Some(HeaderValue::from_str(&format!("Bearer {token}"))?);
+        Ok(())
+    }
+
     /// `tools/call` of `tool`, returning its result; a result with `isError` is an error.
     pub async fn call(&self, tool: &str, arguments: Value) -> anyhow::Result<Value> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);

@@ -4,6 +4,7 @@
 
 mod http_child;
 mod http_serve;
+mod issuer;
 // How the tests start `serve --http` and wait for servers: one way, in one file.
 #[path = "../../tests/it/harness/launch.rs"]
 mod launch;

@@ -83,7 +83,26 @@ pub async fn run(command: Command, shutdown: impl Future<Output = ()>) -> ExitCo
                     let names: Vec<&str> = callers.names().collect();
                     tracing::info!(callers = %names.join(", "), "callers admitted by token");
                 }
+                let oauth = match args.oauth_issuer.is_empty() {
+                    true => Ok(None),
+                    false => crate::resource_server::OAuthOptions::from_flags(
+                        args.oauth_issuer,
+                        args.oauth_resource,
+                        args.oauth_scope,
+                        args.oauth_groups_claim,
+                        address,
+                    )
+                    .map(Some),
+                };
+                let oauth = match oauth {
+                    Ok(oauth) => oauth,
+                    Err(message) => {
+                        let _ = writeln!(std::io::stderr().lock(), "error: {message}");
+                        return ExitCode::from(2);
+                    }
+                };
                 let options = crate::transport::http::HttpOptions {
+                    oauth,
                     address,
                     callers,
                     insecure_no_auth: args.insecure_no_auth,

@@ -23,6 +23,26 @@ pub struct ServeArgs {
     /// bearer token (a mounted secret's layout); beside the single token (caller `default`).
     #[arg(long, value_name = "DIR", requires = "http")]
     pub tokens_dir: Option<PathBuf>,
+    /// With --http: admit OAuth access tokens (JWTs) issued by this authorization server, named
+    /// by its issuer identifier (repeatable); toolshelf names it in its protected resource
+    /// metadata, and checks tokens with the keys of its JWKS.
+    #[arg(long, value_name = "URL", requires = "http")]
+    pub oauth_issuer: Vec<String>,
+    /// With --oauth-issuer: this server's canonical URI, which tokens' `aud` must name (default:
+    /// http://ADDR/mcp for a loopback ADDR; required otherwise).
+    #[arg(long, value_name = "URL", requires = "oauth_issuer")]
+    pub oauth_resource: Option<String>,
+    /// With --oauth-issuer: a scope every request's token needs (repeatable).
+    #[arg(long, value_name = "SCOPE", requires = "oauth_issuer")]
+    pub oauth_scope: Vec<String>,
+    /// With --oauth-issuer: the claim that lists a token's groups.
+    #[arg(
+        long,
+        value_name = "CLAIM",
+        default_value = "groups",
+        requires = "oauth_issuer"
+    )]
+    pub oauth_groups_claim: String,
     /// With --http: serve without a token even on a non-loopback address (unprotected).
     #[arg(long, requires = "http")]
     pub insecure_no_auth: bool,

@@ -6,7 +6,7 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::schema_check::{ALIAS_PATTERN, NAME_PATTERN, TAG_PATTERN};
+use crate::schema_check::{ALIAS_PATTERN, CLAIM_PATTERN, NAME_PATTERN, SCOPE_PATTERN, TAG_PATTERN};
 
 /// A toolshelf config file: named toolboxes, each a group of child MCP servers.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -47,10 +47,22 @@ pub(crate) struct ConfigFile {
     reason = "only its schema is used: config::policy reads the checked value"
 )]
 pub(crate) struct AccessFile {
-    /// Callers by the name their bearer token stands for: a file's name in `--tokens-dir`, or "default" for the single token. Without it the rule admits whoever the level above admits.
+    /// Callers by the name their bearer token stands for: a file's name in `--tokens-dir`, or "default" for the single token. A rule with none of callers, subjects, groups and scopes admits whoever the level above admits; with some, a caller any of them names.
     #[serde(default)]
     #[schemars(inner(regex(pattern = NAME_PATTERN)))]
     pub callers: Option<Vec<String>>,
+    /// Holders of OAuth access tokens by their subject (the `sub` claim).
+    #[serde(default)]
+    #[schemars(inner(length(min = 1, max = 256), regex(pattern = CLAIM_PATTERN)))]
+    pub subjects: Option<Vec<String>>,
+    /// Holders of OAuth access tokens by a group their token's groups claim names (`groups` unless `serve --oauth-groups-claim` says another).
+    #[serde(default)]
+    #[schemars(inner(length(min = 1, max = 256), regex(pattern = CLAIM_PATTERN)))]
+    pub groups: Option<Vec<String>>,
+    /// Holders of OAuth access tokens by a scope their token grants (`scope` or `scp`).
+    #[serde(default)]
+    #[schemars(inner(length(min = 1, max = 256), regex(pattern = SCOPE_PATTERN)))]
+    pub scopes: Option<Vec<String>>,
     /// "always": every call of a tool under this rule waits for the user's confirmation (elicitation); "destructive": those of tools whose annotations say destructiveHint: true. On stdio too.
     #[serde(default)]
     pub confirm: Option<ConfirmFile>,

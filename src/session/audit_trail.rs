@@ -18,6 +18,9 @@ use crate::{
 pub(crate) struct Who {
     pub caller: Option<String>,
     pub session: String,
+    /// The caller is a token's name, of which there are few, so `/metrics` may count by it (an
+    /// access token's subject is not: subjects are as many as the identity provider has).
+    pub counted: bool,
 }
 
 /// A call, as it will be recorded once it ends.
@@ -187,7 +190,7 @@ impl SessionState {
 
     /// Names the session for the audit log and the metrics, once.
     pub(crate) fn identify(&self, who: Who) {
-        if let Some(caller) = &who.caller {
+        if let Some(caller) = who.caller.as_ref().filter(|_| who.counted) {
             self.served().toolboxes.set_caller(caller);
         }
         let _ = self.who.set(who);

@@ -6,6 +6,8 @@
 mod http_child;
 #[path = "../../benches/overhead/http_serve.rs"]
 mod http_serve;
+#[path = "../../benches/overhead/issuer.rs"]
+mod issuer;
 use crate::harness::launch;
 #[path = "../../benches/overhead/measure/mod.rs"]
 mod measure;
@@ -22,7 +24,7 @@ async fn the_benchmark_runs_in_quick_mode() {
     };
     let report = measure::run(&options).await.expect("the benchmark runs");
     let targets = report["targets"].as_array().expect("targets");
-    assert_eq!(targets.len(), 16);
+    assert_eq!(targets.len(), 17);
     // Every figure is there, those of the npm servers and the HTTP child included.
     for target in targets {
         let measured = target["measured"].as_f64().expect("a number");

@@ -37,6 +37,7 @@ mod persisted_catalog_kinds;
 mod policy;
 mod readme;
 mod reload;
+mod resource_server;
 
 mod remote;
 mod remote_oauth;

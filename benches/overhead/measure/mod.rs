@@ -35,6 +35,7 @@ use stats::*;
 use super::{
     http_child::{DirectHttp, HttpServer},
     http_serve::{self, ServedHttp},
+    issuer::Issuer,
 };
 
 /// What to run and how much of it.

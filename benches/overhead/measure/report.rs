@@ -118,6 +118,12 @@ pub(super) fn targets(report: &Value) -> Value {
             TARGET_GATEWAY_ADDED_P50_US,
             true
         ),
+        check(
+            "serve --http: a JWT check and access rules add, p50 (us)",
+            number("/gateway/jwt_and_rules/added_p50_us"),
+            TARGET_GATEWAY_ADDED_P50_US,
+            true
+        ),
     ])
 }
 
@@ -159,6 +165,11 @@ pub fn table(report: &Value) -> String {
         ("echo, stdio (everything)", "/http_serve/latency_stdio"),
         ("echo, access rules", "/gateway/access_rules"),
         ("echo, rules + audit", "/gateway/access_rules_and_audit"),
+        ("echo, JWT + rules", "/gateway/jwt_and_rules"),
+        (
+            "echo, a new JWT each call",
+            "/gateway/jwt_new_token_each_call",
+        ),
     ] {
         let figure = &report.pointer(pointer).cloned().unwrap_or_default();
         let triple = |side: &str| {

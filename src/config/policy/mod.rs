@@ -1,7 +1,8 @@
 //! Who may use what, and which calls wait for the user: the `access` rules of the config, at its
 //! top (the rule of every toolbox without its own), on a toolbox, a server and a tool. Without a
-//! rule that names `callers` every caller sees everything; with one, each sees only what a rule
-//! allows it (`serve --http`). Each level narrows the one above: a server's rule admits only
+//! rule that names who it admits (`rule.rs`: callers by token, or subjects, groups and scopes of
+//! access tokens) every caller sees everything; with one, each sees only what a rule allows it
+//! (`serve --http`). Each level narrows the one above: a server's rule admits only
 //! callers its toolbox admits, a tool's only those its server admits; a rule that names a caller
 //! the level above never lets through could never apply, and is a config error. `confirm`
 //! (`confirm.rs`) holds on both transports.
@@ -15,39 +16,15 @@ use indexmap::IndexMap;
 use serde_json::Value;
 
 mod confirm;
+mod rule;
 mod view;
 
 pub use confirm::Confirm;
+pub use rule::Identity;
+use rule::{Rule, rule, unreachable};
 pub use view::Withheld;
 
 use super::Violation;
-
-/// Who is asking, as the transport proved it.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Identity<'a> {
-    /// The name a bearer token stands for.
-    pub caller: Option<&'a str>,
-}
-
-/// One `access` rule: who it admits.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rule {
-    callers: Vec<String>,
-}
-
-impl Rule {
-    fn admits(&self, who: Identity<'_>) -> bool {
-        who.caller
-            .is_some_and(|caller| self.callers.iter().any(|named| named == caller))
-    }
-
-    fn describe(&self) -> String {
-        match self.callers.as_slice() {
-            [] => "no caller".to_owned(),
-            callers => callers.join(", "),
-        }
-    }
-}
 
 #[derive(Debug, Default)]
 struct ServerRules {
@@ -152,8 +129,23 @@ impl Policy {
     /// Every caller some rule names, each once.
     pub fn callers(&self) -> Vec<&str> {
         let mut names: Vec<&str> = Vec::new();
-        let rules = self
-            .default
+        for rule in self.rules() {
+            for caller in &rule.callers {
+                if !names.contains(&caller.as_str()) {
+                    names.push(caller);
+                }
+            }
+        }
+        names
+    }
+
+    /// True when some rule admits access tokens by their claims (subjects, groups or scopes).
+    pub fn names_claims(&self) -> bool {
+        self.rules().any(Rule::names_claims)
+    }
+
+    fn rules(&self) -> impl Iterator<Item = &Rule> {
+        self.default
             .iter()
             .chain(self.toolboxes.values().flat_map(|toolbox| {
                 toolbox.own.iter().chain(
@@ -162,15 +154,7 @@ impl Policy {
                         .values()
                         .flat_map(|server| server.own.iter().chain(server.tools.values())),
                 )
-            }));
-        for rule in rules {
-            for caller in &rule.callers {
-                if !names.contains(&caller.as_str()) {
-                    names.push(caller);
-                }
-            }
-        }
-        names
+            }))
     }
 
     fn toolbox_rule<'a>(&'a self, rules: &'a ToolboxRules) -> Option<&'a Rule> {
@@ -262,54 +246,12 @@ impl Policy {
     }
 }
 
-/// The callers `node`'s `access` admits, if it names them.
-fn rule(node: &Value) -> Option<Rule> {
-    let callers = node.get("access")?.get("callers")?.as_array()?;
-    let callers = callers
-        .iter()
-        .filter_map(Value::as_str)
-        .map(str::to_owned)
-        .collect();
-    Some(Rule { callers })
-}
-
 /// What `node`'s `access` says of confirmation, if it says something.
 fn confirm_of(node: &Value) -> Option<Confirm> {
     match node.get("access")?.get("confirm")?.as_str()? {
         "always" => Some(Confirm::Always),
         "destructive" => Some(Confirm::Destructive),
         _ => None,
-    }
-}
-
-/// Reports each caller `rule` (at `path`) names that a rule above it (`limits`, with where each
-/// is written; `None`: no rule there) does not admit.
-fn unreachable(
-    rule: &Rule,
-    limits: &[(Option<&Rule>, String)],
-    path: &str,
-    problems: &mut Vec<Violation>,
-) {
-    for (at, caller) in rule.callers.iter().enumerate() {
-        let who = Identity {
-            caller: Some(caller),
-        };
-        let barred = limits
-            .iter()
-            .find(|(limit, _)| limit.is_none_or(|limit| !limit.admits(who)));
-        let Some((limit, written)) = barred else {
-            continue;
-        };
-        let above = match limit {
-            Some(limit) => format!("{written} admits only {}", limit.describe()),
-            None => format!("no {written} rule admits anyone to this toolbox"),
-        };
-        problems.push(Violation::other(
-            format!("{path}.access.callers[{at}]"),
-            format!(
-                "caller '{caller}' can never use this, since {above}: add '{caller}' to {written}, or remove it here"
-            ),
-        ));
     }
 }
 

@@ -18,6 +18,7 @@ fn server(extra: serde_json::Value) -> serde_json::Value {
 fn as_caller(config: &Config, caller: &str) -> Config {
     config.for_caller(Identity {
         caller: Some(caller),
+        ..Identity::default()
     })
 }
 
@@ -105,14 +106,22 @@ fn a_rule_that_could_never_apply_is_an_error() {
 #[test]
 fn an_access_rule_is_checked_strictly() {
     let problems = parse(json!({
-        "access": {"callers": ["ok"], "groups": ["x"]},
-        "toolboxes": {"a": {"access": {"callers": ["no spaces"]}, "mcpServers": {"s": server(json!({}))}}}
+        "access": {"callers": ["ok"], "roles": ["x"], "scopes": ["two words"]},
+        "toolboxes": {"a": {"access": {"callers": ["no spaces"], "groups": ["bell\u{7}"], "subjects": [""]}, "mcpServers": {"s": server(json!({}))}}}
     }))
     .expect_err("bad rules");
+    let texts: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    assert!(texts.contains(&"access.scopes[0]: invalid scope 'two words': a scope is printable ASCII without spaces, '\"' or '\\' (one scope per item)".to_owned()), "{texts:?}");
     let paths: Vec<&str> = problems.iter().map(|p| p.path.as_str()).collect();
     assert_eq!(
         paths,
-        ["access.groups", "toolboxes.a.access.callers[0]"],
+        [
+            "access.roles",
+            "access.scopes[0]",
+            "toolboxes.a.access.callers[0]",
+            "toolboxes.a.access.groups[0]",
+            "toolboxes.a.access.subjects[0]"
+        ],
         "{problems:?}"
     );
 }
@@ -142,5 +151,59 @@ fn the_nearest_rule_that_says_confirm_decides_and_confirm_alone_gates_nobody() {
     assert_eq!(
         policy.confirmation("a", "quiet", "u", true).as_deref(),
         Some("toolboxes.a.mcpServers.quiet.access.confirm")
+    );
+}
+
+#[test]
+fn access_tokens_are_admitted_by_subject_group_or_scope_and_tokens_by_name_only() {
+    let config = parse(json!({
+        "toolboxes": {
+            "eng": {"access": {"groups": ["eng"], "callers": ["ci"]}, "mcpServers": {
+                "fs": server(json!({"tools": {"rm": {"access": {"scopes": ["admin"]}}}}))
+            }},
+            "ops": {"access": {"subjects": ["carol"]}, "mcpServers": {"k": server(json!({}))}}
+        }
+    }))
+    .expect("valid");
+    let policy = config.policy.as_ref().expect("a policy");
+    assert!(policy.gates() && policy.names_claims());
+    let groups = ["eng".to_owned()];
+    let scopes = ["admin".to_owned()];
+    let engineer = config.for_caller(Identity {
+        subject: Some("dave"),
+        groups: &groups,
+        ..Identity::default()
+    });
+    assert_eq!(engineer.toolboxes.keys().collect::<Vec<_>>(), ["eng"]);
+    assert!(engineer.withheld.covers("eng", Some("fs"), Some("rm")));
+    let admin = config.for_caller(Identity {
+        subject: Some("carol"),
+        groups: &groups,
+        scopes: &scopes,
+        ..Identity::default()
+    });
+    assert_eq!(admin.toolboxes.keys().collect::<Vec<_>>(), ["eng", "ops"]);
+    assert!(!admin.withheld.covers("eng", Some("fs"), Some("rm")));
+    // A token named like a subject or a group is not one: it passes by `callers` only.
+    assert!(as_caller(&config, "carol").toolboxes.is_empty());
+    let ci = as_caller(&config, "ci");
+    assert_eq!(ci.toolboxes.keys().collect::<Vec<_>>(), ["eng"]);
+    assert!(ci.withheld.covers("eng", Some("fs"), Some("rm")));
+}
+
+#[test]
+fn claims_below_a_rule_of_tokens_only_could_never_apply() {
+    let problems = parse(json!({
+        "toolboxes": {"a": {"access": {"callers": ["ci"]}, "mcpServers": {
+            "s": server(json!({"access": {"groups": ["eng"], "callers": ["ci"]}}))
+        }}}
+    }))
+    .expect_err("unreachable");
+    let texts: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        texts,
+        [
+            "toolboxes.a.mcpServers.s.access.groups[0]: group 'eng' can never use this, since toolboxes.a.access admits only ci: let toolboxes.a.access admit access tokens (by subjects, groups or scopes), or remove it here"
+        ]
     );
 }

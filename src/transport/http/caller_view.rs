@@ -9,7 +9,7 @@ use rmcp::{ErrorData as McpError, RoleServer, service::NotificationContext};
 
 use super::{callers::Caller, session::Sessions};
 use crate::{
-    config::{Config, Identity},
+    config::Config,
     flat::FlatSpec,
     session::{CallBudget, SessionState, SessionTable, Setup, SharedChildren, Surface, Who},
 };
@@ -21,8 +21,8 @@ tokio::task_local! {
 
 /// What one caller sees, and its clients without a session.
 pub(super) struct CallerView {
-    /// The caller's name, where tokens name callers.
-    pub(super) caller: Option<Arc<str>>,
+    /// The caller, where tokens name callers.
+    pub(super) caller: Option<Caller>,
     pub(super) config: Arc<Config>,
     pub(super) surface: Surface,
     pub(super) sessionless: Arc<SessionState>,
@@ -35,8 +35,7 @@ impl CallerView {
         caller: Option<Caller>,
         shared: Arc<SharedChildren>,
     ) -> CallerView {
-        let name = caller.as_ref().map(|caller| caller.0.to_string());
-        let (config, surface) = seen_by(whole, flat, name.as_deref());
+        let (config, surface) = seen_by(whole, flat, caller.as_ref());
         // A client without a session has no budget of its own: those calls share one, as
         // large as the sessions' count.
         let setup = Setup {
@@ -49,12 +48,17 @@ impl CallerView {
             sessionless: true,
         };
         let sessionless = SessionState::new(&config, &surface, setup);
-        sessionless.identify(Who {
-            caller: name,
-            session: "sessionless".to_owned(),
+        let sessionless_name = "sessionless".to_owned();
+        sessionless.identify(match &caller {
+            Some(caller) => caller.who(sessionless_name),
+            None => Who {
+                caller: None,
+                session: sessionless_name,
+                counted: false,
+            },
         });
         CallerView {
-            caller: caller.map(|caller| caller.0),
+            caller,
             config,
             surface,
             sessionless,
@@ -68,7 +72,7 @@ impl CallerView {
         flat: Option<&FlatSpec>,
         shared: &SharedChildren,
     ) -> CallerView {
-        let (config, surface) = seen_by(whole, flat, self.caller.as_deref());
+        let (config, surface) = seen_by(whole, flat, self.caller.as_ref());
         let servers = Some(shared.servers.clone());
         self.sessionless.reload(&config, &surface, servers).await;
         CallerView {
@@ -84,9 +88,10 @@ impl CallerView {
 fn seen_by(
     whole: &Config,
     flat: Option<&FlatSpec>,
-    caller: Option<&str>,
+    caller: Option<&Caller>,
 ) -> (Arc<Config>, Surface) {
-    let config = Arc::new(whole.for_caller(Identity { caller }));
+    let who = caller.map(Caller::identity).unwrap_or_default();
+    let config = Arc::new(whole.for_caller(who));
     let flat = flat.map(|flat| Arc::new(flat.within(&config)));
     let surface = Surface::new(&config, flat);
     (config, surface)

@@ -5,18 +5,93 @@
 //! secret). A request's token is compared with every token, in constant time each, whichever
 //! matches.
 
-use std::path::Path;
+use std::{path::Path, sync::Arc};
 
 use subtle::ConstantTimeEq;
 
-use crate::{config::Policy, schema_check::NAME_PATTERN};
+use crate::{
+    config::{Identity, Policy},
+    resource_server::Verified,
+    schema_check::NAME_PATTERN,
+    session::Who,
+};
 
 /// The caller the single token stands for.
 pub const DEFAULT_CALLER: &str = "default";
 
-/// A named caller, as a request's extension: the session it begins is bound to it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct Caller(pub(super) std::sync::Arc<str>);
+/// A request's caller, as a request's extension: the session it begins is bound to it.
+#[derive(Clone, Debug)]
+pub(super) struct Caller {
+    /// The static token's name, or the access token's subject.
+    pub(super) name: Arc<str>,
+    /// What an access token proved; `None` for a static token.
+    pub(super) claims: Option<Arc<Verified>>,
+}
+
+/// Two requests are of one caller when they name the same token, or the same subject of the
+/// same issuer (a new token of the subject still reaches its sessions).
+impl PartialEq for Caller {
+    fn eq(&self, other: &Caller) -> bool {
+        let issuer = |caller: &Caller| caller.claims.as_ref().map(|claims| claims.issuer.clone());
+        self.name == other.name && issuer(self) == issuer(other)
+    }
+}
+
+/// What tells callers' views apart: a token's name, or a subject with its groups and scopes.
+pub(super) type ViewKey = (Arc<str>, Option<(String, Vec<String>, Vec<String>)>);
+
+impl Caller {
+    pub(super) fn token(name: &str) -> Caller {
+        Caller {
+            name: name.into(),
+            claims: None,
+        }
+    }
+
+    pub(super) fn verified(claims: Arc<Verified>) -> Caller {
+        Caller {
+            name: claims.subject.as_str().into(),
+            claims: Some(claims),
+        }
+    }
+
+    /// Who the policy sees.
+    pub(super) fn identity(&self) -> Identity<'_> {
+        match &self.claims {
+            None => Identity {
+                caller: Some(&self.name),
+                ..Identity::default()
+            },
+            Some(claims) => Identity {
+                caller: None,
+                subject: Some(&claims.subject),
+                groups: &claims.groups,
+                scopes: &claims.scopes,
+            },
+        }
+    }
+
+    pub(super) fn view_key(&self) -> ViewKey {
+        let claims = self.claims.as_ref().map(|claims| {
+            let issuer_and_subject = format!("{} {}", claims.issuer, claims.subject);
+            (
+                issuer_and_subject,
+                claims.groups.clone(),
+                claims.scopes.clone(),
+            )
+        });
+        (self.name.clone(), claims)
+    }
+
+    /// The caller as the audit log names it, and whether `/metrics` may count by that name.
+    pub(super) fn who(&self, session: String) -> Who {
+        Who {
+            caller: Some(self.name.to_string()),
+            session,
+            counted: self.claims.is_none(),
+        }
+    }
+}
 
 /// The named tokens `serve --http` admits.
 #[derive(Clone)]
@@ -84,28 +159,45 @@ impl Callers {
 }
 
 /// Refuses a policy that no caller could satisfy as `serve --http` is started: one without
-/// tokens to name callers, or one naming callers that have no token (all of them at once).
-pub fn check_policy(policy: Option<&Policy>, callers: Option<&Callers>) -> Result<(), String> {
+/// tokens or OAuth to name callers, one naming callers that have no token, one naming claims
+/// of access tokens without OAuth to check them (all of them at once).
+pub fn check_policy(
+    policy: Option<&Policy>,
+    callers: Option<&Callers>,
+    oauth: bool,
+) -> Result<(), String> {
     let Some(policy) = policy.filter(|policy| policy.gates()) else {
         return Ok(());
     };
-    let Some(callers) = callers else {
+    if callers.is_none() && !oauth {
         return Err("the config has access rules, which name callers by their tokens, but serve --http was given no token: give one per caller with --tokens-dir DIR (or the single caller 'default' with TOOLSHELF_TOKEN or --token-file FILE), or remove the config's access rules".to_owned());
-    };
-    let known: Vec<&str> = callers.names().collect();
+    }
+    let mut problems = Vec::new();
+    if policy.names_claims() && !oauth {
+        problems.push("the config's access rules name subjects, groups or scopes, which only OAuth access tokens carry, but serve --http was given no --oauth-issuer to check them: add --oauth-issuer URL (your authorization server), or name callers by token instead".to_owned());
+    }
+    let known: Vec<&str> = callers
+        .map(|callers| callers.names().collect())
+        .unwrap_or_default();
     let unknown: Vec<&str> = policy
         .callers()
         .into_iter()
         .filter(|caller| !known.contains(caller))
         .collect();
-    if unknown.is_empty() {
-        return Ok(());
+    if !unknown.is_empty() {
+        let tokens = match known.is_empty() {
+            true => "no token names a caller".to_owned(),
+            false => format!("the tokens name {}", known.join(", ")),
+        };
+        problems.push(format!(
+            "the config's access rules name callers without a token: {}; {tokens}. Add a file per caller to --tokens-dir, or correct the names in the config",
+            unknown.join(", "),
+        ));
     }
-    Err(format!(
-        "the config's access rules name callers without a token: {}; the tokens name {}. Add a file per caller to --tokens-dir, or correct the names in the config",
-        unknown.join(", "),
-        known.join(", ")
-    ))
+    match problems.is_empty() {
+        true => Ok(()),
+        false => Err(problems.join("\n")),
+    }
 }
 
 /// Reads every caller file of `dir` into `named`; what is wrong into `problems`.
@@ -203,5 +295,30 @@ mod tests {
             "{error}"
         );
         assert!(Callers::load(None, None).expect("nothing").is_none());
+    }
+
+    #[test]
+    fn a_policy_is_refused_when_nothing_could_name_its_callers() {
+        let value = serde_json::json!({
+            "access": {"callers": ["alice"], "groups": ["eng"]},
+            "toolboxes": {"a": {"mcpServers": {"s": {"command": "x"}}}}
+        });
+        let config =
+            crate::config::parse(&value.to_string(), Path::new("."), &|_| None).expect("valid");
+        let policy = config.policy.as_deref();
+        let dir = tempfile::tempdir().expect("dir");
+        std::fs::write(dir.path().join("alice"), "alice-token").expect("write");
+        let alice = Callers::load(None, Some(dir.path())).expect("loads");
+        let without_oauth = check_policy(policy, alice.as_ref(), false).expect_err("refused");
+        assert!(
+            without_oauth.starts_with("the config's access rules name subjects, groups or scopes"),
+            "{without_oauth}"
+        );
+        assert!(check_policy(policy, alice.as_ref(), true).is_ok());
+        let without_tokens = check_policy(policy, None, true).expect_err("refused");
+        assert!(
+            without_tokens.contains("callers without a token: alice; no token names a caller"),
+            "{without_tokens}"
+        );
     }
 }

@@ -8,6 +8,7 @@ use super::{
     access_log::AccessEntry,
     caller_view::REQUEST_CALLER,
     callers::{Caller, Callers},
+    challenge,
     connection::Connections,
     direct::{DirectPath, Routed},
     session::{self, Sessions},
@@ -19,12 +20,16 @@ use http_body_util::{BodyExt, Full, combinators::BoxBody};
 use hyper::body::Incoming;
 use rmcp::transport::StreamableHttpService;
 
+use crate::resource_server::ResourceServer;
+
 pub(super) type Body = BoxBody<Bytes, Infallible>;
 
 /// What stands in front of rmcp's service.
 pub(super) struct Gate {
     pub(super) connections: Arc<Connections>,
     pub(super) callers: Option<Callers>,
+    /// Checks OAuth access tokens, where `--oauth-issuer` names authorization servers.
+    pub(super) resource_server: Option<Arc<ResourceServer>>,
     pub(super) sessions: Arc<Sessions>,
     /// `use_tool` calls of known sessions, answered past rmcp.
     pub(super) direct: DirectPath,
@@ -49,25 +54,32 @@ impl Gate {
         mut request: Request<Incoming>,
         mut access: Option<&mut AccessEntry>,
     ) -> Response<Body> {
-        match request.uri().path() {
+        let path = request.uri().path();
+        match path {
             "/healthz" => return text(StatusCode::OK, "alive\n"),
             "/readyz" => return text(StatusCode::OK, "ready\n"),
             // Names of toolboxes and servers are the operator's business: the token guards them.
             "/metrics" | "/mcp" => {}
             _ => {
+                if let Some(server) = &self.resource_server
+                    && server.metadata_paths().iter().any(|known| known == path)
+                {
+                    return respond(StatusCode::OK, Some("application/json"), server.metadata());
+                }
                 return text(
                     StatusCode::NOT_FOUND,
                     "not found: toolshelf serves MCP at /mcp (and /healthz, /readyz, /metrics)\n",
                 );
             }
         }
-        let Some(admitted) = self.admit(&request) else {
-            return unauthorized();
+        let admitted = match self.admit(&request).await {
+            Ok(admitted) => admitted,
+            Err(refusal) => return refusal,
         };
         let mut request_caller = None;
         if let Admitted::Caller(caller) = admitted {
             if let Some(entry) = access.as_deref_mut() {
-                entry.caller = Some(caller.0.clone());
+                entry.caller = Some(caller.name.clone());
             }
             // A session belongs to the caller that began it: to another, it does not exist.
             let session = request.headers().get(session::SESSION_ID_HEADER);
@@ -120,11 +132,12 @@ impl Gate {
     }
 
     /// Who sends `request`: anyone when no token is asked, else the caller whose token it
-    /// carries; `None` when it carries none of them.
-    fn admit(&self, request: &Request<Incoming>) -> Option<Admitted> {
-        let Some(callers) = &self.callers else {
-            return Some(Admitted::Anyone);
-        };
+    /// carries (a named token's, or an access token's subject); the refusal to send when it
+    /// carries none of them.
+    async fn admit(&self, request: &Request<Incoming>) -> Result<Admitted, Response<Body>> {
+        if self.callers.is_none() && self.resource_server.is_none() {
+            return Ok(Admitted::Anyone);
+        }
         let given = request
             .headers()
             .get(header::AUTHORIZATION)
@@ -136,8 +149,23 @@ impl Gate {
                     .then_some(token.trim())
             })
             .unwrap_or_default();
-        let name = callers.identify(given.as_bytes())?;
-        Some(Admitted::Caller(Caller(name.into())))
+        let named = self
+            .callers
+            .as_ref()
+            .and_then(|callers| callers.identify(given.as_bytes()));
+        if let Some(name) = named {
+            return Ok(Admitted::Caller(Caller::token(name)));
+        }
+        let Some(server) = &self.resource_server else {
+            return Err(unauthorized());
+        };
+        if given.is_empty() {
+            return Err(challenge::missing(server));
+        }
+        match server.verify(given).await {
+            Ok(verified) => Ok(Admitted::Caller(Caller::verified(verified))),
+            Err(refusal) => Err(challenge::refused(server, refusal)),
+        }
     }
 }
 

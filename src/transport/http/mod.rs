@@ -10,6 +10,7 @@
 mod access_log;
 mod caller_view;
 mod callers;
+mod challenge;
 mod connection;
 mod direct;
 mod gate;
@@ -28,7 +29,10 @@ use tokio_util::sync::CancellationToken;
 pub use access_log::ACCESS_LOG_FILTER;
 pub use callers::{Callers, DEFAULT_CALLER};
 
-use crate::config::{Config, HttpLimits};
+use crate::{
+    config::{Config, HttpLimits},
+    resource_server::{OAuthOptions, ResourceServer},
+};
 use connection::{Connections, GuardedBody};
 use direct::DirectPath;
 use gate::{Body, Gate, respond};
@@ -54,6 +58,8 @@ pub struct HttpOptions {
     pub allowed_hosts: Vec<String>,
     /// Flat mode: the children's tools by `server:tool` names instead of the two meta-tools.
     pub flat: Option<Arc<crate::flat::FlatSpec>>,
+    /// OAuth access tokens admitted besides the named tokens (toolshelf as a resource server).
+    pub oauth: Option<OAuthOptions>,
 }
 
 /// Why `serve --http` could not start.
@@ -76,10 +82,11 @@ async fn reload_each(
     sessions: Arc<Sessions>,
     mut flat: Option<Arc<crate::flat::FlatSpec>>,
     callers: Option<Callers>,
+    oauth: bool,
     mut reloads: crate::reload::Reloads,
 ) {
     while let Some(config) = reloads.recv().await {
-        let checked = callers::check_policy(config.policy.as_deref(), callers.as_ref())
+        let checked = callers::check_policy(config.policy.as_deref(), callers.as_ref(), oauth)
             .and_then(|()| crate::reload::flat_of(flat.as_deref(), &config));
         match checked {
             Ok(reloaded) => flat = reloaded,
@@ -98,20 +105,21 @@ async fn reload_each(
 /// address without a token, unless the user said `--insecure-no-auth`.
 pub fn check_exposure(options: &HttpOptions) -> Result<(), HttpServeError> {
     let loopback = options.address.ip().is_loopback();
-    match (&options.callers, loopback, options.insecure_no_auth) {
-        (None, false, false) => Err(HttpServeError::Refused(format!(
+    let guarded = options.callers.is_some() || options.oauth.is_some();
+    match (guarded, loopback, options.insecure_no_auth) {
+        (false, false, false) => Err(HttpServeError::Refused(format!(
             "refusing to serve on {} without a token: anyone who can reach it could run your servers' tools. Set a token with TOOLSHELF_TOKEN or --token-file FILE, or one per caller with --tokens-dir DIR (agents send theirs as `Authorization: Bearer TOKEN`), bind a loopback address, or pass --insecure-no-auth to run unprotected",
             options.address
         ))),
-        (None, false, true) => {
+        (false, false, true) => {
             tracing::warn!(address = %options.address, "serving WITHOUT AUTHENTICATION on a non-loopback address (--insecure-no-auth): anyone who can reach it can run your servers' tools");
             Ok(())
         }
-        (None, true, _) => {
+        (false, true, _) => {
             tracing::info!(address = %options.address, "serving without a token: loopback only, as stdio is");
             Ok(())
         }
-        (Some(_), _, _) => Ok(()),
+        (true, _, _) => Ok(()),
     }
 }
 
@@ -123,7 +131,8 @@ pub async fn serve_http(
     shutdown: impl Future<Output = ()>,
     reloads: crate::reload::Reloads,
 ) -> Result<(), HttpServeError> {
-    callers::check_policy(config.policy.as_deref(), options.callers.as_ref())
+    let oauth = options.oauth.is_some();
+    callers::check_policy(config.policy.as_deref(), options.callers.as_ref(), oauth)
         .map_err(HttpServeError::Refused)?;
     check_exposure(&options)?;
     let listener = tokio::net::TcpListener::bind(options.address)
@@ -139,8 +148,16 @@ pub async fn serve_http(
         sessions.clone(),
         options.flat.clone(),
         options.callers.clone(),
+        oauth,
         reloads,
     ));
+    let resource_server = options
+        .oauth
+        .clone()
+        .map(|oauth| Arc::new(ResourceServer::new(oauth)));
+    if let Some(resource_server) = &resource_server {
+        resource_server.warm_up().await;
+    }
     let stop = CancellationToken::new();
     let manager = SessionStreams::start(limits.session_idle_timeout);
     let hosts = allowed_hosts(&options);
@@ -159,6 +176,7 @@ pub async fn serve_http(
     let gate = Arc::new(Gate {
         connections: connections.clone(),
         callers: options.callers.clone(),
+        resource_server,
         sessions: sessions.clone(),
         direct: DirectPath::new(sessions.clone(), manager.clone(), &hosts),
         streams: manager,
@@ -264,6 +282,7 @@ mod tests {
             allowed_origins: Vec::new(),
             allowed_hosts: Vec::new(),
             flat: None,
+            oauth: None,
         }
     }
 

@@ -13,7 +13,7 @@ use rmcp::{ErrorData as McpError, RoleServer, service::NotificationContext};
 
 use super::{
     caller_view::{CallerTable, CallerView, REQUEST_CALLER},
-    callers::Caller,
+    callers::{Caller, ViewKey},
 };
 use crate::{
     config::{Config, HttpLimits},
@@ -33,11 +33,12 @@ pub(super) struct Sessions {
     shared: Arc<SharedChildren>,
     /// What every session's calls and starts count in.
     metrics: Arc<Metrics>,
-    /// Each caller's view, made at its first request (callers are the tokens' names, so few).
-    views: DashMap<Option<Arc<str>>, Arc<CallerView>>,
+    /// Each caller's view, made at its first request: one per token's name, and one per
+    /// subject of access tokens (with its groups and scopes).
+    views: DashMap<Option<ViewKey>, Arc<CallerView>>,
     /// The sessions begun, with their caller, to count them, to reload them and to stop them
     /// at shutdown.
-    open: DashMap<usize, (Arc<SessionState>, Option<Arc<str>>)>,
+    open: DashMap<usize, (Arc<SessionState>, Option<Caller>)>,
     /// The same, by rmcp's session id once the agent said `notifications/initialized`: what
     /// the gate's direct path serves.
     by_id: DashMap<Box<str>, Arc<SessionState>>,
@@ -77,7 +78,7 @@ impl Sessions {
 
     /// `caller`'s view, made now if this is its first request.
     fn view(&self, caller: Option<Caller>) -> Arc<CallerView> {
-        let key = caller.as_ref().map(|caller| caller.0.clone());
+        let key = caller.as_ref().map(Caller::view_key);
         if let Some(view) = self.views.get(&key) {
             return view.clone();
         }
@@ -113,7 +114,7 @@ impl Sessions {
         }
         *locks::write(&self.config) = (config.clone(), flat.clone());
         self.shared.servers.reload(&config);
-        let views: Vec<(Option<Arc<str>>, Arc<CallerView>)> = self
+        let views: Vec<(Option<ViewKey>, Arc<CallerView>)> = self
             .views
             .iter()
             .map(|entry| (entry.key().clone(), entry.value().clone()))
@@ -126,13 +127,13 @@ impl Sessions {
             );
             self.views.insert(key, view);
         }
-        let open: Vec<(Arc<SessionState>, Option<Arc<str>>)> = self
+        let open: Vec<(Arc<SessionState>, Option<Caller>)> = self
             .open
             .iter()
             .map(|entry| entry.value().clone())
             .collect();
         for (state, caller) in open {
-            let view = self.view(caller.map(Caller));
+            let view = self.view(caller);
             let shared = Some(self.shared.servers.clone());
             state.reload(&view.config, &view.surface, shared).await;
         }
@@ -228,10 +229,15 @@ impl Sessions {
         if let Some(caller) = caller {
             self.owners.insert(id.clone(), caller.clone());
         }
-        state.identify(Who {
-            caller: caller.map(|caller| caller.0.to_string()),
-            // As the access log shows it: enough to tell sessions apart, not to take one over.
-            session: id.chars().take(8).collect(),
+        // As the access log shows it: enough to tell sessions apart, not to take one over.
+        let session = id.chars().take(8).collect();
+        state.identify(match caller {
+            Some(caller) => caller.who(session),
+            None => Who {
+                caller: None,
+                session,
+                counted: false,
+            },
         });
         self.by_id.insert(id.clone(), state.clone());
         Some(id)

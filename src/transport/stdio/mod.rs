@@ -166,6 +166,7 @@ pub async fn serve(
     state.identify(Who {
         caller: None,
         session: "stdio".to_owned(),
+        counted: false,
     });
     let transport = StdioTransport::new(stdin, out, state.clone());
     let outcome = serve_on(Session::One(state.clone()), transport, shutdown).await;

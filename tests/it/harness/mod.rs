@@ -4,6 +4,7 @@
 //! with the benchmark); what was fetched into `target/` (`installs`); the processes toolshelf
 //! started (`processes`); the Python clients (`python`).
 
+pub mod authorization;
 pub mod http;
 mod installs;
 pub mod launch;
