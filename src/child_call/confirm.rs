@@ -37,17 +37,25 @@ pub(super) async fn ask(
     let request: ServerRequest = serde_json::from_value(request)
         .map_err(|error| refused(Unconfirmed::NotAsked(error.to_string())))?;
     let nobody = || Vec::new();
+    // The question takes the way a question of the server's own would: a 2026-07-28 client
+    // answers it as a round of the call in flight to that server, which is this call. It is
+    // toolshelf's question all the same, and the refusal says so.
+    let origin = format!("{toolbox}/{server}");
     let answer = agent
         .relay(
             Relayed::Elicitation,
             request,
-            "toolshelf",
+            &origin,
             None,
             &nobody,
             cancel,
         )
         .await
-        .map_err(|error| refused(Unconfirmed::NotAsked(error.message.to_string())))?;
+        .map_err(|error| {
+            let from = format!(" from {origin} ");
+            let reason = error.message.replacen(&from, " from toolshelf ", 1);
+            refused(Unconfirmed::NotAsked(reason))
+        })?;
     let answer = serde_json::to_value(&answer).unwrap_or_default();
     match answer["action"].as_str() {
         Some("accept") => Ok(()),

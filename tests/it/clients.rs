@@ -45,6 +45,8 @@ async fn run_fastmcp(scenario: &str, mode: &str) -> (Value, PathBuf, tempfile::T
     // A scenario runs toolshelf more than once; each open must start the children (their
     // `status` is what these tests read), not answer from the persisted catalog.
     file["catalog"] = json!({"cache": false});
+    file["toolboxes"]["dev"]["mcpServers"]["fixture"]["tools"] =
+        json!({"sleep": {"access": {"confirm": "always"}}});
     let (dir, path) = write_config(&file);
     let status_file = dir.path().join("status");
     let mut args: Vec<OsString> = [scenario, mode, "--", "sh", "-c"]
@@ -346,4 +348,34 @@ async fn a_child_on_2026_07_28_only_is_started_and_asks_agents_of_both_eras() {
         );
         assert_eq!(status, "0", "{mode}");
     }
+}
+
+/// An access rule's confirmation reaches a 2026-07-28 agent, which takes no request from a
+/// server, as an input round of its use_tool call: accepted, the call goes on; declined, the
+/// agent gets the refusal naming the rule.
+#[tokio::test]
+async fn a_2026_07_28_agent_confirms_in_an_input_round() {
+    let (seen, status) = fastmcp("confirm", "auto").await;
+    assert_eq!(seen["protocol"], json!("2026-07-28"), "{seen}");
+    let asked = seen["confirm_asked"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(asked.len(), 2, "{seen}");
+    assert!(
+        asked[0].as_str().unwrap_or_default().starts_with(
+            "Allow the tool sleep of dev/fixture to run? toolshelf asks because of the rule toolboxes.dev.mcpServers.fixture.tools.sleep.access.confirm"
+        ),
+        "{seen}"
+    );
+    assert_eq!(seen["accepted"]["is_error"], json!(false), "{seen}");
+    assert_eq!(seen["declined"]["is_error"], json!(true), "{seen}");
+    assert_eq!(
+        seen["declined"]["text"][0],
+        json!(
+            "Error executing tool 'sleep' in server 'fixture' (toolbox 'dev'): the access rule toolboxes.dev.mcpServers.fixture.tools.sleep.access.confirm asks the user to confirm each call, and the user declined it"
+        ),
+        "{seen}"
+    );
+    assert_eq!(status, "0");
 }

@@ -111,6 +111,29 @@ async fn over_http_the_question_reaches_the_session_whose_call_it_is() {
     );
 }
 
+/// A client without a session (fastmcp on 2026-07-28) takes no request from the server: the
+/// question comes as an input round of its use_tool call, and its answer lets the call go on.
+#[tokio::test]
+async fn over_http_a_client_without_a_session_confirms_in_an_input_round() {
+    let (_dir, path) = write_config(&guarded());
+    let token = "confirm-t0ken";
+    let (_process, port) = crate::harness::http::serve(&path, token).await;
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let seen = crate::harness::python::agent(
+        "fastmcp_http.py",
+        &[&url, token, "dev", "fixture", "open", "confirm"],
+    )
+    .await;
+    assert_eq!(seen["protocol"], json!(null), "no initialize: {seen}");
+    assert_eq!(seen["asked"].as_array().map(Vec::len), Some(1), "{seen}");
+    assert!(
+        seen["asked"][0].as_str().unwrap_or_default().contains(RULE),
+        "{seen}"
+    );
+    assert_eq!(seen["echo_error"], json!(false), "{seen}");
+    assert_eq!(seen["echo"], json!(r#"{"via":"fastmcp"}"#), "{seen}");
+}
+
 #[tokio::test]
 async fn a_client_without_elicitation_is_told_the_user_could_not_be_asked() {
     let seen = answered("none").await;

@@ -32,18 +32,29 @@ fn team() -> Value {
 struct Served {
     port: u16,
     resource: String,
+    /// toolshelf's log, at debug with the access log on.
+    log: tempfile::NamedTempFile,
     _process: tokio::process::Child,
     _config: tempfile::TempDir,
 }
 
 async fn serve(issuer: &str, more: &[&str]) -> Served {
     let (config, path) = write_config(&team());
-    let mut args = vec!["--oauth-issuer", issuer];
+    let mut args = vec![
+        "--oauth-issuer",
+        issuer,
+        "--access-log",
+        "--log-level",
+        "debug",
+    ];
     args.extend(more);
-    let (process, port) = serve_logged(&path, "", &args, Stdio::null()).await;
+    let log = tempfile::NamedTempFile::new().expect("log");
+    let stderr = Stdio::from(log.reopen().expect("log"));
+    let (process, port) = serve_logged(&path, "", &args, stderr).await;
     Served {
         port,
         resource: format!("http://127.0.0.1:{port}/mcp"),
+        log,
         _process: process,
         _config: config,
     }
@@ -263,6 +274,17 @@ async fn access_tokens_of_a_real_issuer_name_callers_and_forged_ones_are_refused
     let signed_by_b = issuer.token("alice", "tools", &resource).await;
     assert_eq!(knock(&served, Some(&signed_by_b)).await.0, 200);
     assert_eq!(knock(&served, Some(&good)).await.0, 200, "A still verifies");
+
+    // The log names callers by subject, and holds nothing of any token.
+    let log = std::fs::read_to_string(served.log.path()).expect("log");
+    assert!(
+        log.contains("caller=alice") && log.contains("caller=bob"),
+        "{log}"
+    );
+    for token in [&alice, &wider, &bob, &good, &signed_by_b] {
+        let signature = token.rsplit('.').next().expect("a signature");
+        assert!(!log.contains(signature), "a token in the log");
+    }
 }
 
 #[tokio::test]

@@ -12,7 +12,9 @@ Usage: fastmcp_client.py SCENARIO MODE -- COMMAND [ARGS...]
             toolbox `dev`, whose fixture speaks 2025-06-18, and drive its `ask` tool, which asks
             twice, round by round and through fastmcp's own driver), `modern` (open toolbox `dev`
             and call `ask` of its server `modern`, a fixture that speaks only 2026-07-28 and
-            asks in input_required results), or `leave` (connect and leave without a request)
+            asks in input_required results), `confirm` (open toolbox `dev` and call the fixture's
+            `sleep`, which an access rule makes toolshelf ask the user to confirm: accepted the
+            first time, declined the second), or `leave` (connect and leave without a request)
   MODE      fastmcp's connect mode: `auto` (its default: server/discover, 2026-07-28) or `legacy`
 Prints one JSON object with what the client saw; exits non-zero on any failure.
 """
@@ -24,6 +26,7 @@ import sys
 import mcp_types
 from mcp.shared.exceptions import MCPError
 from fastmcp import Client
+from fastmcp.client.elicitation import ElicitResult
 from fastmcp_tasks.client import call_tool_task  # importing it gives every Client the tasks extension
 from fastmcp.client.transports import StdioTransport
 
@@ -134,6 +137,26 @@ async def elicitation(message, response_type, params, context) -> dict:
     return {"name": "Ada Lovelace", "check": True}
 
 
+def confirmation(seen: dict):
+    """Accepts toolshelf's first question and declines the next; records each."""
+
+    async def answer(message, response_type, params, context):
+        seen["confirm_asked"].append(message)
+        if len(seen["confirm_asked"]) == 1:
+            return {}
+        return ElicitResult(action="decline")
+
+    return answer
+
+
+async def confirm(client: Client, seen: dict) -> None:
+    await client.call_tool("open_toolbox", {"toolbox": "dev"})
+    sleep = {"tool": {"toolbox": "dev", "server": "fixture", "name": "sleep"}, "arguments": {"ms": 1}}
+    for key in ("accepted", "declined"):
+        answered = await client.call_tool("use_tool", sleep, raise_on_error=False)
+        seen[key] = {"is_error": answered.is_error, "text": [block.text for block in answered.content]}
+
+
 def clarification(seen: dict):
     """Answers simulate-research-query's question (asked during its task) and records it."""
 
@@ -154,6 +177,9 @@ async def main(scenario: str, mode: str, command: list[str]) -> dict:
     handlers: dict = {"log_handler": log}
     if scenario in ("relay", "rounds", "modern"):
         handlers |= {"sampling_handler": sampling, "elicitation_handler": elicitation, "roots": [ROOT]}
+    if scenario == "confirm":
+        seen["confirm_asked"] = []
+        handlers["elicitation_handler"] = confirmation(seen)
     if scenario == "task":
         seen["clarification_asked"] = []
         handlers["elicitation_handler"] = clarification(seen)
@@ -166,6 +192,9 @@ async def main(scenario: str, mode: str, command: list[str]) -> dict:
             return seen
         if scenario == "rounds":
             await rounds(client, seen)
+            return seen
+        if scenario == "confirm":
+            await confirm(client, seen)
             return seen
         if scenario == "modern":
             opened = await client.call_tool("open_toolbox", {"toolbox": "dev"})
