@@ -207,3 +207,23 @@ fn claims_below_a_rule_of_tokens_only_could_never_apply() {
         ]
     );
 }
+
+#[test]
+fn a_withheld_tool_is_withheld_by_its_alias_too() {
+    let config = parse(json!({
+        "access": {"callers": ["alice", "bob"]},
+        "toolboxes": {"a": {"mcpServers": {
+            "fs": server(json!({"tools": {"write": {"alias": "put", "access": {"callers": ["alice"]}}}}))
+        }}}
+    }))
+    .expect("valid");
+    let bob = as_caller(&config, "bob");
+    assert!(bob.withheld.covers_flat("fs:put", ":"));
+    assert!(bob.withheld.covers_flat("fs:write", ":"));
+    assert!(!bob.withheld.covers_flat("fs:read", ":"));
+    assert!(
+        !as_caller(&config, "alice")
+            .withheld
+            .covers_flat("fs:put", ":")
+    );
+}

@@ -14,6 +14,9 @@ pub struct Withheld {
     pub(super) toolboxes: HashSet<String>,
     pub(super) servers: HashMap<String, HashSet<String>>,
     pub(super) tools: HashMap<String, HashMap<String, HashSet<String>>>,
+    /// The aliases the config gives withheld tools, by server: flat mode names a tool by its
+    /// alias.
+    aliases: HashMap<String, HashSet<String>>,
 }
 
 impl Withheld {
@@ -36,13 +39,17 @@ impl Withheld {
                 .iter()
                 .flat_map(|(server, tools)| tools.iter().map(move |tool| (server, tool)))
         });
+        let aliases = self
+            .aliases
+            .iter()
+            .flat_map(|(server, aliases)| aliases.iter().map(move |alias| (server, alias)));
         let prefixed = |server: &str| {
             name.strip_prefix(server)
                 .and_then(|rest| rest.strip_prefix(separator))
         };
         servers.into_iter().any(|server| prefixed(server).is_some())
             || tools
-                .into_iter()
+                .chain(aliases)
                 .any(|(server, tool)| prefixed(server) == Some(tool.as_str()))
     }
 
@@ -74,7 +81,23 @@ impl Config {
             let servers = toolbox.servers.iter().map(|server| server.name.as_str());
             (toolbox.name.as_str(), servers.collect())
         });
-        let withheld = policy.withheld(names, who);
+        let mut withheld = policy.withheld(names, who);
+        for (toolbox, servers) in &withheld.tools {
+            let specs = self.toolboxes.get(toolbox).map(|toolbox| &toolbox.servers);
+            for server in specs.into_iter().flatten() {
+                let Some(tools) = servers.get(&server.name) else {
+                    continue;
+                };
+                let aliases = tools
+                    .iter()
+                    .filter_map(|tool| server.tools.get(tool)?.alias.clone());
+                withheld
+                    .aliases
+                    .entry(server.name.clone())
+                    .or_default()
+                    .extend(aliases);
+            }
+        }
         let toolboxes = self
             .toolboxes
             .iter()

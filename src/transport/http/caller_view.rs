@@ -105,7 +105,19 @@ pub(super) struct CallerTable {
 
 impl SessionTable for CallerTable {
     fn begin(&self) -> Result<Arc<SessionState>, McpError> {
-        self.sessions.begin(&self.view)
+        let state = self.sessions.begin(&self.view)?;
+        // A reload since this handler was made has made the caller a new view, and may have
+        // passed the sessions by before this one was among them.
+        let current = self.sessions.view(self.view.caller.clone());
+        if !Arc::ptr_eq(&current, &self.view) {
+            let (state, shared) = (state.clone(), self.sessions.shared_servers());
+            tokio::spawn(async move {
+                state
+                    .reload(&current.config, &current.surface, Some(shared))
+                    .await;
+            });
+        }
+        Ok(state)
     }
 
     fn sessionless(&self) -> &Arc<SessionState> {

@@ -6,7 +6,10 @@
 //! (2026-07-28) are served by one `SessionState` of that view, whose `use_tool` calls open the
 //! toolbox they name.
 
-use std::sync::{Arc, RwLock};
+use std::sync::{
+    Arc, RwLock,
+    atomic::{AtomicU64, Ordering},
+};
 
 use dashmap::DashMap;
 use rmcp::{ErrorData as McpError, RoleServer, service::NotificationContext};
@@ -27,6 +30,8 @@ use crate::{
 pub(super) struct Sessions {
     /// The config as last (re)loaded, and flat mode's spec of it.
     config: RwLock<(Arc<Config>, Option<Arc<FlatSpec>>)>,
+    /// How many reloads began: a view made from the config of an older one is not kept.
+    generation: AtomicU64,
     /// The limits read at start (a reload does not change them).
     limits: HttpLimits,
     /// The servers sessions share (all but those marked `"sharing": "session"`).
@@ -56,6 +61,7 @@ impl Sessions {
         Arc::new(Sessions {
             limits: config.http,
             config: RwLock::new((config, flat)),
+            generation: AtomicU64::new(0),
             shared,
             metrics,
             views: DashMap::new(),
@@ -77,21 +83,39 @@ impl Sessions {
     }
 
     /// `caller`'s view, made now if this is its first request.
-    fn view(&self, caller: Option<Caller>) -> Arc<CallerView> {
+    pub(super) fn view(&self, caller: Option<Caller>) -> Arc<CallerView> {
         let key = caller.as_ref().map(Caller::view_key);
-        if let Some(view) = self.views.get(&key) {
-            return view.clone();
-        }
-        let (config, flat) = locks::read(&self.config).clone();
-        let view = self.views.entry(key).or_insert_with(|| {
-            Arc::new(CallerView::new(
+        loop {
+            if let Some(view) = self.views.get(&key) {
+                return view.clone();
+            }
+            let ((config, flat), generation) = {
+                let current = locks::read(&self.config);
+                (current.clone(), self.generation.load(Ordering::SeqCst))
+            };
+            let made = CallerView::new(
                 &config,
                 flat.as_deref(),
-                caller,
+                caller.clone(),
                 self.shared.clone(),
-            ))
-        });
-        view.clone()
+            );
+            let view = self
+                .views
+                .entry(key.clone())
+                .or_insert(Arc::new(made))
+                .clone();
+            if self.generation.load(Ordering::SeqCst) == generation {
+                return view;
+            }
+            // A reload began while it was made, and may have missed it: make it anew.
+            self.views
+                .remove_if(&key, |_, kept| Arc::ptr_eq(kept, &view));
+        }
+    }
+
+    /// The servers every session shares.
+    pub(super) fn shared_servers(&self) -> Arc<crate::toolboxes::SharedServers> {
+        self.shared.servers.clone()
     }
 
     /// The session rmcp knows by `id`, once it is initialized.
@@ -112,7 +136,11 @@ impl Sessions {
                 "the reloaded config changes the http limits, which apply from the next start"
             );
         }
-        *locks::write(&self.config) = (config.clone(), flat.clone());
+        {
+            let mut current = locks::write(&self.config);
+            *current = (config.clone(), flat.clone());
+            self.generation.fetch_add(1, Ordering::SeqCst);
+        }
         self.shared.servers.reload(&config);
         let views: Vec<(Option<ViewKey>, Arc<CallerView>)> = self
             .views
