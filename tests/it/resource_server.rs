@@ -326,3 +326,45 @@ async fn the_python_sdks_oauth_client_finds_the_issuer_and_gets_in_alone() {
     assert_eq!(seen["opened"]["ops"]["error"], json!(false), "{seen}");
     assert_eq!(seen["opened"]["eng"]["error"], json!(true), "{seen}");
 }
+
+/// Flags that cannot work, and rules that name claims without an issuer to check them, are
+/// refused at start, each problem on its line, before anything listens.
+#[test]
+fn oauth_flags_and_rules_that_cannot_work_are_refused_at_start() {
+    let (_dir, path) = write_config(&team());
+    let path = path.to_str().expect("utf-8");
+    let run = |args: &[&str]| {
+        let output = crate::harness::toolshelf_std()
+            .args(["serve", "--config", path])
+            .args(args)
+            .env_remove("TOOLSHELF_TOKEN")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run");
+        assert_eq!(output.status.code(), Some(2));
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let said = run(&[
+        "--http",
+        "0.0.0.0:0",
+        "--oauth-issuer",
+        "http://id.example.com",
+    ]);
+    assert!(
+        said.contains("--oauth-issuer http://id.example.com: give an https:// URL (http:// only on a loopback address)"),
+        "{said}"
+    );
+    assert!(
+        said.contains("--oauth-issuer on 0.0.0.0:0, which is not a loopback address, needs --oauth-resource URL"),
+        "{said}"
+    );
+    let tokens = tempfile::tempdir().expect("dir");
+    std::fs::write(tokens.path().join("alice"), "alice-token").expect("write");
+    let dir = tokens.path().to_str().expect("utf-8");
+    let said = run(&["--http", "127.0.0.1:0", "--tokens-dir", dir]);
+    let line = said
+        .lines()
+        .find(|line| line.contains("subjects, groups or scopes"))
+        .unwrap_or_else(|| panic!("{said}"));
+    crate::docs::assert_quoted(line);
+}
