@@ -164,6 +164,19 @@ async fn access_tokens_of_a_real_issuer_name_callers_and_forged_ones_are_refused
     let wider = issuer.token("alice", "tools other", &resource).await;
     let session = RawSession::open_with(served.port, Some(&wider)).await;
     assert!(opened(&session, "eng").await.contains("sleep"));
+    let echo =
+        json!({"tool": {"toolbox": "eng", "server": "fixture", "name": "echo"}, "arguments": {}});
+    let echoed = ask(
+        &session,
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "use_tool", "arguments": echo}}),
+    )
+    .await;
+    assert_eq!(
+        echoed["result"]["content"][0]["text"],
+        json!("{}"),
+        "{echoed}"
+    );
     // Bob (group ops) the other way round.
     let bob = issuer.token("bob", "tools", &resource).await;
     let session = RawSession::open_with(served.port, Some(&bob)).await;
@@ -274,6 +287,19 @@ async fn access_tokens_of_a_real_issuer_name_callers_and_forged_ones_are_refused
     let signed_by_b = issuer.token("alice", "tools", &resource).await;
     assert_eq!(knock(&served, Some(&signed_by_b)).await.0, 200);
     assert_eq!(knock(&served, Some(&good)).await.0, 200, "A still verifies");
+
+    // /metrics counts no call by subject (subjects are unbounded); tokens' names only.
+    let metrics = http()
+        .get(format!("http://127.0.0.1:{}/metrics", served.port))
+        .bearer_auth(&signed_by_b)
+        .send()
+        .await
+        .expect("GET /metrics")
+        .text()
+        .await
+        .expect("body");
+    assert!(metrics.contains("toolshelf_calls_total{"), "{metrics}");
+    assert!(!metrics.contains(r#"caller=""#), "{metrics}");
 
     // The log names callers by subject, and holds nothing of any token.
     let log = std::fs::read_to_string(served.log.path()).expect("log");
