@@ -17,6 +17,7 @@ fn main() -> ExitCode {
         quick: false,
         toolshelf: PathBuf::from(env!("CARGO_BIN_EXE_toolshelf")),
         fixture: PathBuf::from(env!("CARGO_BIN_EXE_toolshelf-fixture")),
+        floor: PathBuf::from(env!("CARGO_BIN_EXE_toolshelf-floor")),
         npm_bin: Some(PathBuf::from(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/target/interop/node_modules/.bin"

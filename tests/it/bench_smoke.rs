@@ -18,19 +18,27 @@ async fn the_benchmark_runs_in_quick_mode() {
         quick: true,
         toolshelf: crate::harness::toolshelf_bin().into(),
         fixture: crate::harness::fixture_bin().into(),
+        floor: env!("CARGO_BIN_EXE_toolshelf-floor").into(),
         npm_bin: Some(crate::harness::interop_dir().join("node_modules/.bin")),
         // Every section by name: every figure below then shows that `--only` names them all.
         only: measure::SECTIONS.iter().map(ToString::to_string).collect(),
     };
     let report = measure::run(&options).await.expect("the benchmark runs");
     let targets = report["targets"].as_array().expect("targets");
-    assert_eq!(targets.len(), 17);
+    assert_eq!(targets.len(), 19);
     // Every figure is there, those of the npm servers and the HTTP child included.
     for target in targets {
         let measured = target["measured"].as_f64().expect("a number");
         assert!(measured.is_finite(), "{target}");
     }
     assert!(report["latency"]["samples"].as_u64() > Some(0));
+    // The stdio floor's rows: the paired difference and each process's CPU per call.
+    let floor = &report["floor"];
+    assert!(floor["toolshelf_over_floor_p50_us"]["rounds"].as_u64() > Some(0));
+    for process in ["floor", "floor_child", "toolshelf", "toolshelf_child"] {
+        let cpu = floor["cpu_us_per_call"][process].as_f64();
+        assert!(cpu.is_some_and(|cpu| cpu > 0.0), "{process}: {floor}");
+    }
     let private = report["memory"]["idle_private_kb"].as_u64();
     assert!(private > Some(0) && private < report["memory"]["idle_kb"].as_u64());
     assert!(report["http_child"]["samples"].as_u64() > Some(0));

@@ -20,6 +20,7 @@ use rmcp::{
 use serde_json::{Value, json};
 
 mod context;
+mod floor;
 mod gateway;
 mod http;
 mod opening;
@@ -44,6 +45,8 @@ pub struct Options {
     pub quick: bool,
     pub toolshelf: PathBuf,
     pub fixture: PathBuf,
+    /// `toolshelf-floor`: the smallest relays, the floors toolshelf is compared with.
+    pub floor: PathBuf,
     /// `node_modules/.bin` of the interop servers, when installed: the context figures are then
     /// also measured on real servers, whose tool lists look like what agents meet.
     pub npm_bin: Option<PathBuf>,
@@ -74,6 +77,8 @@ type Client = RunningService<RoleClient, ()>;
 /// The targets docs/performance.md states next to the figures.
 pub const TARGET_ADDED_P50_US: f64 = 50.0;
 pub const TARGET_P99_RATIO: f64 = 1.3;
+pub const TARGET_OVER_FLOOR_P50_US: f64 = 10.0;
+pub const TARGET_P99_RATIO_OVER_FLOOR: f64 = 0.1;
 pub const TARGET_THROUGHPUT_32: f64 = 0.8;
 pub const TARGET_IDLE_RSS_KB: u64 = 8 * 1024;
 pub const TARGET_RSS_GROWTH_KB: u64 = 2 * 1024;
@@ -101,6 +106,7 @@ pub async fn run(options: &Options) -> anyhow::Result<Value> {
     if options.runs("stdio") {
         let (direct, proxied, pid) = bench.pair().await?;
         report["latency"] = bench.latency(&direct, &proxied).await?;
+        report["floor"] = bench.stdio_floor(&direct).await?;
         report["payload"] = bench.payload(&direct, &proxied).await?;
         report["throughput"] = bench.throughput(&direct, &proxied).await?;
         report["memory"] = bench.memory(&proxied, pid).await?;

@@ -34,6 +34,18 @@ pub(super) fn targets(report: &Value) -> Value {
             true
         ),
         check(
+            "stdio: toolshelf p50 over the stdio floor's, paired (us)",
+            number("/floor/toolshelf_over_floor_p50_us/median"),
+            TARGET_OVER_FLOOR_P50_US,
+            true
+        ),
+        check(
+            "stdio: p99 ratio to direct, toolshelf's minus the floor's",
+            number("/floor/p99_ratio_over_floor"),
+            TARGET_P99_RATIO_OVER_FLOOR,
+            true
+        ),
+        check(
             "throughput at 32 in flight, proxied / direct",
             number("/throughput/32/ratio"),
             TARGET_THROUGHPUT_32,
@@ -189,6 +201,26 @@ pub fn table(report: &Value) -> String {
             ),
         );
     }
+    let floor = &report["floor"];
+    let over = &floor["toolshelf_over_floor_p50_us"];
+    let cpu = &floor["cpu_us_per_call"];
+    line(
+        &mut text,
+        format!(
+            "stdio floor: direct/floor/toolshelf p50 {} / {} / {} us; toolshelf over the floor, paired p50 {} (min {}, max {}, {} rounds); CPU us per call: floor {} (its child {}), toolshelf {} (its child {})",
+            floor["floor"]["direct_us"]["p50"],
+            floor["floor"]["proxied_us"]["p50"],
+            floor["toolshelf"]["proxied_us"]["p50"],
+            over["median"],
+            over["min"],
+            over["max"],
+            over["rounds"],
+            cpu["floor"],
+            cpu["floor_child"],
+            cpu["toolshelf"],
+            cpu["toolshelf_child"]
+        ),
+    );
     line(&mut text, String::new());
     line(
         &mut text,

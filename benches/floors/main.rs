@@ -1,0 +1,70 @@
+//! `toolshelf-floor`: the smallest relays that could sit where toolshelf sits, for the
+//! benchmark's floors only (never shipped: the packages carry `toolshelf` alone).
+//!
+//! `toolshelf-floor stdio -- COMMAND [ARGS...]` starts COMMAND and copies JSON-RPC lines from
+//! its own stdin to the child's and from the child's stdout to its own, parsing nothing beyond
+//! the line ends. What toolshelf adds over this is what toolshelf itself costs.
+
+use std::{
+    io::{BufRead, BufReader, BufWriter, Write},
+    process::{Command, ExitCode, Stdio},
+};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        ["stdio", "--", command, rest @ ..] => stdio(command, rest),
+        _ => {
+            eprintln!("usage: toolshelf-floor stdio -- COMMAND [ARGS...]");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn stdio(command: &str, args: &[&str]) -> ExitCode {
+    let mut child = match Command::new(command)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+    {
+        Ok(child) => child,
+        Err(error) => {
+            eprintln!("toolshelf-floor: cannot start {command}: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let (Some(to_child), Some(from_child)) = (child.stdin.take(), child.stdout.take()) else {
+        return ExitCode::FAILURE;
+    };
+    // Agent → child on a thread of its own; its end (stdin closed) closes the child's stdin.
+    std::thread::spawn(move || copy_lines(std::io::stdin().lock(), to_child));
+    copy_lines(from_child, std::io::stdout().lock());
+    let _ = child.kill();
+    let _ = child.wait();
+    ExitCode::SUCCESS
+}
+
+/// Copies `from` to `to` a line at a time, each line flushed as it is complete.
+fn copy_lines(from: impl std::io::Read, to: impl Write) {
+    let mut from = BufReader::with_capacity(1 << 16, from);
+    let mut to = BufWriter::with_capacity(1 << 16, to);
+    let mut line = Vec::with_capacity(1 << 12);
+    loop {
+        line.clear();
+        match from.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {
+                if to.write_all(&line).and_then(|()| to.flush()).is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
