@@ -3,7 +3,11 @@
 //!
 //! `toolshelf-floor stdio -- COMMAND [ARGS...]` starts COMMAND and copies JSON-RPC lines from
 //! its own stdin to the child's and from the child's stdout to its own, parsing nothing beyond
-//! the line ends. What toolshelf adds over this is what toolshelf itself costs.
+//! the line ends. `toolshelf-floor http ADDR -- COMMAND [ARGS...]` is the same child behind the
+//! smallest streamable-HTTP front (`http_front`), on the single-threaded runtime toolshelf uses.
+//! What toolshelf adds over these is what toolshelf itself costs.
+
+mod http_front;
 
 use std::{
     io::{BufRead, BufReader, BufWriter, Write},
@@ -19,8 +23,17 @@ fn main() -> ExitCode {
         .as_slice()
     {
         ["stdio", "--", command, rest @ ..] => stdio(command, rest),
+        ["http", address, "--", command, rest @ ..] => {
+            match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(runtime) => runtime.block_on(http_front::serve(address, command, rest)),
+                Err(_) => ExitCode::FAILURE,
+            }
+        }
         _ => {
-            eprintln!("usage: toolshelf-floor stdio -- COMMAND [ARGS...]");
+            eprintln!("usage: toolshelf-floor stdio|http ADDR -- COMMAND [ARGS...]");
             ExitCode::from(2)
         }
     }

@@ -186,6 +186,22 @@ impl HttpServer {
         .await
     }
 
+    /// The fixture over stdio behind the HTTP floor (`toolshelf-floor http`).
+    pub async fn floor(floor: &Path, fixture: &Path) -> anyhow::Result<Self> {
+        Self::spawn(tokio::process::Command::new(floor), |command, port| {
+            command
+                .arg("http")
+                .arg(format!("127.0.0.1:{port}"))
+                .arg("--")
+                .arg(fixture);
+        })
+        .await
+    }
+
+    pub fn pid(&self) -> Option<u32> {
+        self._process.id()
+    }
+
     async fn spawn(
         mut command: tokio::process::Command,
         listen_on: impl FnOnce(&mut tokio::process::Command, u16),

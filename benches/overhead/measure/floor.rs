@@ -121,18 +121,6 @@ fn p50_us(samples: &[Duration]) -> f64 {
     percentile(&sorted, 0.5).as_secs_f64() * 1e6
 }
 
-/// CPU time `pid`'s threads (those alive now) have run, in ns; 0 if it cannot be read.
-fn cpu_ns(pid: u32) -> u64 {
-    let Ok(threads) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return 0;
-    };
-    threads
-        .flatten()
-        .filter_map(|thread| std::fs::read_to_string(thread.path().join("schedstat")).ok())
-        .filter_map(|stat| stat.split_whitespace().next()?.parse::<u64>().ok())
-        .sum()
-}
-
 /// The processes `pid` started.
 fn children(pid: u32) -> Vec<u32> {
     let Ok(threads) = std::fs::read_dir(format!("/proc/{pid}/task")) else {

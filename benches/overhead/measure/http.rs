@@ -105,18 +105,34 @@ impl Bench<'_> {
                 json!({"tool": {"toolbox": "bench", "server": "ev", "name": tool}, "arguments": arguments}),
             )
         };
-        let mut samples: [Vec<Duration>; 6] = Default::default();
+        let floor_http = HttpServer::floor(&self.options.floor, &self.options.fixture).await?;
+        let floor_fx = DirectHttp::connect(&floor_http.url, None).await?;
+        let floor_pid = floor_http.pid().context("the floor has no pid")?;
+        // CPU of toolshelf and of the floor over their counted `echo` blocks, in ns.
+        let (mut shelf_cpu, mut floor_cpu) = (0, 0);
+        let mut samples: [Vec<Duration>; 7] = Default::default();
         for round in 0..=rounds {
             // Round 0 warms every path up and is not counted.
-            let mut blocks: [Vec<Duration>; 6] = Default::default();
+            let mut blocks: [Vec<Duration>; 7] = Default::default();
             timed(&mut blocks[0], per_round, || {
                 direct_fx.call("echo", echo.clone())
             })
             .await?;
+            let before = cpu_ns(served.pid);
             timed(&mut blocks[1], per_round, || {
                 first.call("use_tool", use_fx.clone())
             })
             .await?;
+            let shelf_took = cpu_ns(served.pid) - before;
+            let before = cpu_ns(floor_pid);
+            timed(&mut blocks[6], per_round, || {
+                floor_fx.call("echo", echo.clone())
+            })
+            .await?;
+            if round > 0 {
+                floor_cpu += cpu_ns(floor_pid) - before;
+                shelf_cpu += shelf_took;
+            }
             timed(&mut blocks[2], per_round, || {
                 direct_ev.call("echo", echo.clone())
             })
@@ -141,7 +157,7 @@ impl Bench<'_> {
         }
         drop(stdio_direct);
         close(stdio_proxied).await;
-        http_serve::close_all(vec![direct_fx, direct_ev, first]).await;
+        http_serve::close_all(vec![direct_fx, direct_ev, first, floor_fx]).await;
 
         // Agents working at once, one session and one connection each: against the fixture
         // (the targets), and against server-everything as the issue defines the direct path,
@@ -164,6 +180,11 @@ impl Bench<'_> {
             ..fixture_rates
         };
         let throughput_everything = everything_rates.measure().await?;
+        let floor_rates = SessionsRate {
+            direct_url: &floor_http.url,
+            ..fixture_rates
+        };
+        let throughput_over_floor = floor_rates.measure().await?;
         let [
             fx_direct,
             fx_proxied,
@@ -171,13 +192,27 @@ impl Bench<'_> {
             ev_proxied,
             stdio_direct,
             stdio_proxied,
+            floor,
         ] = samples;
+        let over_floor = compare(&floor, &fx_proxied);
+        let calls = fx_proxied.len().max(1) as f64;
+        let (shelf_us, floor_us) = (
+            shelf_cpu as f64 / 1000.0 / calls,
+            floor_cpu as f64 / 1000.0 / calls,
+        );
         Ok(json!({
             "latency_fixture": compare(&fx_direct, &fx_proxied),
             "latency_everything": compare(&ev_direct, &ev_proxied),
             "latency_stdio": compare(&stdio_direct, &stdio_proxied),
             "sessions": throughput,
             "sessions_everything": throughput_everything,
+            "floor_fixture": compare(&fx_direct, &floor),
+            "over_floor": {
+                "added_p50_us": over_floor["added_p50_us"],
+                "cpu_us_per_call": {"toolshelf": round(shelf_us), "floor": round(floor_us)},
+                "cpu_ratio": round3(shelf_us / floor_us.max(f64::MIN_POSITIVE)),
+            },
+            "sessions_over_floor": throughput_over_floor,
             "open_sessions": sessions_figures,
         }))
     }

@@ -119,6 +119,24 @@ pub(super) fn targets(report: &Value) -> Value {
             false
         ),
         check(
+            "serve --http: calls/s at 64 sessions / the HTTP floor's",
+            number("/http_serve/sessions_over_floor/64/ratio"),
+            TARGET_HTTP_THROUGHPUT_OVER_FLOOR_64,
+            false
+        ),
+        check(
+            "serve --http: added p50 over the HTTP floor's (us)",
+            number("/http_serve/over_floor/added_p50_us"),
+            TARGET_HTTP_OVER_FLOOR_P50_US,
+            true
+        ),
+        check(
+            "serve --http: CPU per call / the HTTP floor's",
+            number("/http_serve/over_floor/cpu_ratio"),
+            TARGET_HTTP_CPU_OVER_FLOOR,
+            true
+        ),
+        check(
             "serve --http: RSS per idle session (KiB)",
             number("/http_serve/open_sessions/kb_per_idle_session"),
             TARGET_HTTP_SESSION_KB,
@@ -175,6 +193,10 @@ pub fn table(report: &Value) -> String {
             "/http_serve/latency_everything",
         ),
         ("echo, stdio (everything)", "/http_serve/latency_stdio"),
+        (
+            "echo, the HTTP floor (fixture)",
+            "/http_serve/floor_fixture",
+        ),
         ("echo, access rules", "/gateway/access_rules"),
         ("echo, rules + audit", "/gateway/access_rules_and_audit"),
         ("echo, JWT + rules", "/gateway/jwt_and_rules"),

@@ -110,3 +110,15 @@ pub(super) fn rates(direct: &mut [f64], proxied: &mut [f64]) -> Value {
         "ratio": round3(proxied / direct),
     })
 }
+
+/// CPU time `pid`'s threads (those alive now) have run, in ns; 0 if it cannot be read.
+pub(super) fn cpu_ns(pid: u32) -> u64 {
+    let Ok(threads) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    threads
+        .flatten()
+        .filter_map(|thread| std::fs::read_to_string(thread.path().join("schedstat")).ok())
+        .filter_map(|stat| stat.split_whitespace().next()?.parse::<u64>().ok())
+        .sum()
+}
