@@ -9,7 +9,7 @@ use std::{
     collections::HashMap,
     convert::Infallible,
     net::SocketAddr,
-    process::{ExitCode, Stdio},
+    process::ExitCode,
     sync::{
         Arc, Mutex,
         atomic::{AtomicBool, AtomicU64, Ordering},
@@ -41,18 +41,10 @@ pub async fn serve(address: &str, command: &str, args: &[&str]) -> ExitCode {
         eprintln!("toolshelf-floor: {address} is not an address");
         return ExitCode::from(2);
     };
-    let mut child = match tokio::process::Command::new(command)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-    {
-        Ok(child) => child,
-        Err(error) => {
-            eprintln!("toolshelf-floor: cannot start {command}: {error}");
-            return ExitCode::FAILURE;
-        }
+    let mut command = tokio::process::Command::from(super::child_command(command, args));
+    command.kill_on_drop(true);
+    let Some(mut child) = super::started(command.spawn()) else {
+        return ExitCode::FAILURE;
     };
     let (Some(to_child), Some(from_child)) = (child.stdin.take(), child.stdout.take()) else {
         return ExitCode::FAILURE;

@@ -40,18 +40,9 @@ fn main() -> ExitCode {
 }
 
 fn stdio(command: &str, args: &[&str]) -> ExitCode {
-    let mut child = match Command::new(command)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-    {
-        Ok(child) => child,
-        Err(error) => {
-            eprintln!("toolshelf-floor: cannot start {command}: {error}");
-            return ExitCode::FAILURE;
-        }
+    let mut command = child_command(command, args);
+    let Some(mut child) = started(command.spawn()) else {
+        return ExitCode::FAILURE;
     };
     let (Some(to_child), Some(from_child)) = (child.stdin.take(), child.stdout.take()) else {
         return ExitCode::FAILURE;
@@ -62,6 +53,24 @@ fn stdio(command: &str, args: &[&str]) -> ExitCode {
     let _ = child.kill();
     let _ = child.wait();
     ExitCode::SUCCESS
+}
+
+/// COMMAND with ARGS, its stdin and stdout piped to the floor, its stderr the floor's.
+fn child_command(command: &str, args: &[&str]) -> Command {
+    let mut child = Command::new(command);
+    child
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    child
+}
+
+/// The started child, or `None` once the reason is printed.
+fn started<T>(spawned: std::io::Result<T>) -> Option<T> {
+    spawned
+        .inspect_err(|error| eprintln!("toolshelf-floor: cannot start the child: {error}"))
+        .ok()
 }
 
 /// Copies `from` to `to` a line at a time, each line flushed as it is complete.
