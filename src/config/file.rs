@@ -6,7 +6,7 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::schema_check::{ALIAS_PATTERN, CLAIM_PATTERN, NAME_PATTERN, SCOPE_PATTERN, TAG_PATTERN};
+use crate::schema_check::{ALIAS_PATTERN, NAME_PATTERN, TAG_PATTERN};
 
 /// A toolshelf config file: named toolboxes, each a group of child MCP servers.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -51,17 +51,17 @@ pub(crate) struct AccessFile {
     #[serde(default)]
     #[schemars(inner(regex(pattern = NAME_PATTERN)))]
     pub callers: Option<Vec<String>>,
-    /// Holders of OAuth access tokens by their subject (the `sub` claim).
+    /// Holders of OAuth access tokens by their subject (the `sub` claim); no control characters.
     #[serde(default)]
-    #[schemars(inner(length(min = 1, max = 256), regex(pattern = CLAIM_PATTERN)))]
+    #[schemars(inner(length(min = 1, max = 256)))]
     pub subjects: Option<Vec<String>>,
-    /// Holders of OAuth access tokens by a group their token's groups claim names (`groups` unless `serve --oauth-groups-claim` says another).
+    /// Holders of OAuth access tokens by a group their token's groups claim names (`groups` unless `serve --oauth-groups-claim` says another); no control characters.
     #[serde(default)]
-    #[schemars(inner(length(min = 1, max = 256), regex(pattern = CLAIM_PATTERN)))]
+    #[schemars(inner(length(min = 1, max = 256)))]
     pub groups: Option<Vec<String>>,
-    /// Holders of OAuth access tokens by a scope their token grants (`scope` or `scp`).
+    /// Holders of OAuth access tokens by a scope their token grants (`scope` or `scp`): one scope per item, printable ASCII without spaces, '"' or '\\'.
     #[serde(default)]
-    #[schemars(inner(length(min = 1, max = 256), regex(pattern = SCOPE_PATTERN)))]
+    #[schemars(inner(length(min = 1, max = 256)))]
     pub scopes: Option<Vec<String>>,
     /// "always": every call of a tool under this rule waits for the user's confirmation (elicitation); "destructive": those of tools whose annotations say destructiveHint: true. On stdio too.
     #[serde(default)]

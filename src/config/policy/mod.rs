@@ -61,8 +61,9 @@ impl Policy {
     /// rules that could never apply are `problems`.
     pub(super) fn read(value: &Value, problems: &mut Vec<Violation>) -> Option<Policy> {
         let (mut gates, mut confirms) = (false, false);
-        let mut rule_at = |node: &Value| {
-            let rule = rule(node);
+        let mut misspelt = Vec::new();
+        let mut rule_at = |node: &Value, path: &str| {
+            let rule = rule(node, path, &mut misspelt);
             gates |= rule.is_some();
             rule
         };
@@ -71,26 +72,30 @@ impl Policy {
             confirms |= confirm.is_some();
             confirm
         };
-        let default = rule_at(value);
+        let default = rule_at(value, "access");
         let default_confirm = confirm_at(value);
         let mut toolboxes = IndexMap::new();
         let boxes = value.get("toolboxes").and_then(Value::as_object);
         for (name, toolbox) in boxes.into_iter().flatten() {
+            let toolbox_path = format!("toolboxes.{name}");
             let mut rules = ToolboxRules {
-                own: rule_at(toolbox),
+                own: rule_at(toolbox, &format!("{toolbox_path}.access")),
                 servers: IndexMap::new(),
                 confirm: confirm_at(toolbox),
             };
             let servers = toolbox.get("mcpServers").and_then(Value::as_object);
             for (server_name, server) in servers.into_iter().flatten() {
+                let server_path = format!("{toolbox_path}.mcpServers.{server_name}");
                 let mut server_rules = ServerRules {
-                    own: rule_at(server),
+                    own: rule_at(server, &format!("{server_path}.access")),
                     confirm: confirm_at(server),
                     ..ServerRules::default()
                 };
                 let tools = server.get("tools").and_then(Value::as_object);
                 for (tool, entry) in tools.into_iter().flatten() {
-                    if let Some(rule) = rule_at(entry) {
+                    if let Some(rule) =
+                        rule_at(entry, &format!("{server_path}.tools.{tool}.access"))
+                    {
                         server_rules.tools.insert(tool.clone(), rule);
                     }
                     if let Some(confirm) = confirm_at(entry) {
@@ -101,7 +106,7 @@ impl Policy {
                 for (prompt, entry) in prompts.into_iter().flatten() {
                     if entry.get("access").is_some() {
                         problems.push(Violation::other(
-                            format!("toolboxes.{name}.mcpServers.{server_name}.prompts.{prompt}.access"),
+                            format!("{server_path}.prompts.{prompt}.access"),
                             "a prompt follows its server's access: remove this, or give the server an access rule".into(),
                         ));
                     }
@@ -110,6 +115,7 @@ impl Policy {
             }
             toolboxes.insert(name.clone(), rules);
         }
+        problems.append(&mut misspelt);
         let policy = Policy {
             default,
             toolboxes,
