@@ -1,0 +1,57 @@
+"""Instructions toolshelf runs, counted by callgrind (valgrind), which the machine's noise does
+not move: from its start to its first `initialize` answer, and per `use_tool` call of the
+fixture's `echo` on stdio (callgrind's total for N calls minus its total for none, over N).
+Only toolshelf is counted, not its child.
+
+Usage: python3 benches/instructions.py [TOOLSHELF [FIXTURE [N]]]
+(default: target/release/toolshelf, target/release/toolshelf-fixture, 2000). Prints JSON.
+Compare two builds by giving each's TOOLSHELF in turn.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+toolshelf = sys.argv[1] if len(sys.argv) > 1 else "target/release/toolshelf"
+fixture = sys.argv[2] if len(sys.argv) > 2 else "target/release/toolshelf-fixture"
+calls = int(sys.argv[3]) if len(sys.argv) > 3 else 2000
+folder = tempfile.mkdtemp()
+config = os.path.join(folder, "config.json")
+with open(config, "w") as file:
+    json.dump({"toolboxes": {"bench": {"mcpServers": {"fx": {"command": os.path.abspath(fixture), "idleTimeout": 0}}}}}, file)
+INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "callgrind", "version": "0"}}}
+
+
+def counted(steps):
+    """callgrind's instruction total for a toolshelf that is sent `steps` and then stdin's end."""
+    out = os.path.join(folder, f"callgrind.{len(steps)}")
+    process = subprocess.Popen(
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", toolshelf, "serve", "--config", config, "--no-cache"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        env={**os.environ, "RUST_LOG": "error"})
+    for message in steps:
+        process.stdin.write((json.dumps(message) + "\n").encode())
+        process.stdin.flush()
+        while "id" in message:
+            answer = json.loads(process.stdout.readline())
+            if answer.get("id") == message["id"]:
+                assert "result" in answer, answer
+                break
+    process.stdin.close()
+    process.wait()
+    with open(out) as file:
+        return next(int(line.split()[1]) for line in file if line.startswith(("summary:", "totals:")))
+
+
+opened = [INITIALIZE, {"jsonrpc": "2.0", "method": "notifications/initialized"},
+          {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "open_toolbox", "arguments": {"toolbox": "bench"}}}]
+echo = lambda id: {"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "use_tool", "arguments": {
+    "tool": {"toolbox": "bench", "server": "fx", "name": "echo"}, "arguments": {}}}}
+start = counted([INITIALIZE])
+base = counted(opened)
+loaded = counted(opened + [echo(2 + i) for i in range(calls)])
+print(json.dumps({"toolshelf": toolshelf, "to_first_initialize_answer": start,
+                  "calls": calls, "per_echo_call": round((loaded - base) / calls)}))
