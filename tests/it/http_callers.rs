@@ -90,15 +90,7 @@ async fn each_token_is_a_caller_and_a_session_is_its_callers_alone() {
         ))
         .await;
     assert_eq!(echoed.status, 200, "{}", echoed.body);
-    let metrics = crate::harness::http::http()
-        .get(format!("http://127.0.0.1:{port}/metrics"))
-        .bearer_auth(ALICE)
-        .send()
-        .await
-        .expect("GET /metrics")
-        .text()
-        .await
-        .expect("body");
+    let metrics = crate::harness::http::metrics(port, ALICE).await;
     assert!(
         metrics.contains(r#"toolshelf_caller_calls_total{caller="alice"} 1"#),
         "{metrics}"

@@ -11,7 +11,7 @@ use crate::harness::{
     config, eventually, fixture,
     http::{RawSession, serve_logged},
     python::agent,
-    toolshelf_std, write_config,
+    write_config,
 };
 
 const ALICE: &str = "alice-t0ken-0123456789";
@@ -331,14 +331,7 @@ async fn flat_mode_lists_each_caller_its_own_tools() {
 /// The line of `toolshelf ARGS`'s stderr that contains `marker`; it exited with status 2, and
 /// docs/access.md quotes the line.
 fn refused(args: &[&str], marker: &str) -> String {
-    let output = toolshelf_std()
-        .args(args)
-        .env_remove("TOOLSHELF_TOKEN")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run");
-    assert_eq!(output.status.code(), Some(2));
-    let said = String::from_utf8_lossy(&output.stderr);
+    let said = crate::harness::refused_at_start(args);
     let line = said
         .lines()
         .find(|line| line.contains(marker))

@@ -289,15 +289,7 @@ async fn access_tokens_of_a_real_issuer_name_callers_and_forged_ones_are_refused
     assert_eq!(knock(&served, Some(&good)).await.0, 200, "A still verifies");
 
     // /metrics counts no call by subject (subjects are unbounded); tokens' names only.
-    let metrics = http()
-        .get(format!("http://127.0.0.1:{}/metrics", served.port))
-        .bearer_auth(&signed_by_b)
-        .send()
-        .await
-        .expect("GET /metrics")
-        .text()
-        .await
-        .expect("body");
+    let metrics = crate::harness::http::metrics(served.port, &signed_by_b).await;
     assert!(metrics.contains("toolshelf_calls_total{"), "{metrics}");
     assert!(!metrics.contains(r#"caller=""#), "{metrics}");
 
@@ -360,15 +352,7 @@ fn oauth_flags_and_rules_that_cannot_work_are_refused_at_start() {
     let (_dir, path) = write_config(&team());
     let path = path.to_str().expect("utf-8");
     let run = |args: &[&str]| {
-        let output = crate::harness::toolshelf_std()
-            .args(["serve", "--config", path])
-            .args(args)
-            .env_remove("TOOLSHELF_TOKEN")
-            .stdin(Stdio::null())
-            .output()
-            .expect("run");
-        assert_eq!(output.status.code(), Some(2));
-        String::from_utf8_lossy(&output.stderr).into_owned()
+        crate::harness::refused_at_start(&[&["serve", "--config", path], args].concat())
     };
     let said = run(&[
         "--http",

@@ -53,6 +53,19 @@ pub(crate) fn http() -> reqwest::Client {
     reqwest::Client::new()
 }
 
+/// The text of `GET /metrics` on `port`, asked with `token`.
+pub(crate) async fn metrics(port: u16, token: &str) -> String {
+    http()
+        .get(format!("http://127.0.0.1:{port}/metrics"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .expect("GET /metrics")
+        .text()
+        .await
+        .expect("a body")
+}
+
 /// HAProxy from the project's cache folder, fetched there by `scripts/fetch-haproxy.sh` on
 /// first use (Debian's package unpacked, never installed); `HAPROXY` names another.
 pub(crate) fn haproxy() -> std::path::PathBuf {

@@ -49,6 +49,19 @@ pub fn toolshelf_std() -> std::process::Command {
     command
 }
 
+/// The stderr of `toolshelf ARGS` (without `TOOLSHELF_TOKEN`, nothing on stdin), which must
+/// exit with status 2: refused at start.
+pub fn refused_at_start(args: &[&str]) -> String {
+    let output = toolshelf_std()
+        .args(args)
+        .env_remove("TOOLSHELF_TOKEN")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run toolshelf");
+    assert_eq!(output.status.code(), Some(2));
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
 /// A cache folder no other toolshelf of the tests uses: one test's persisted catalog never
 /// answers another's open (the same fixture command appears in many tests). Under cargo's
 /// folder for integration tests' files; emptied when the tests start.
