@@ -66,8 +66,16 @@ impl IssuerKeys {
         let fresh = held.got.is_some_and(|got| got.elapsed() < MAX_AGE);
         let found = held.keys.iter().any(|key| key.fits(kid, alg));
         let recently = held.at.is_some_and(|at| at.elapsed() < REFETCH_GAP);
-        if (fresh && found) || (recently && held.got.is_some()) {
-            return Ok(found.then_some(held.keys));
+        if fresh && found {
+            return Ok(Some(held.keys));
+        }
+        // A fetch just ended: its keys are all there is, and if it failed, the issuer is not
+        // asked again at once (a request each would wait out its timeout in turn).
+        if recently {
+            return match held.got {
+                Some(_) => Ok(found.then_some(held.keys)),
+                None => Err("the last fetch of the issuer's keys failed just now".to_owned()),
+            };
         }
         match self.fetch().await {
             Ok(keys) => {

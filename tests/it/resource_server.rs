@@ -378,3 +378,35 @@ fn oauth_flags_and_rules_that_cannot_work_are_refused_at_start() {
         .unwrap_or_else(|| panic!("{said}"));
     crate::docs::assert_quoted(line);
 }
+
+/// An issuer that cannot be reached: toolshelf starts all the same, and a token of that issuer
+/// gets 503 with `Retry-After` and what is wrong, at once (it does not wait on the issuer again
+/// for every request).
+#[tokio::test]
+async fn an_unreachable_issuer_gets_a_503_that_says_so() {
+    let dir = tempfile::tempdir().expect("dir");
+    let keys = new_keys(dir.path(), "a.json").await;
+    let issuer = format!("http://127.0.0.1:{}", crate::harness::free_port());
+    let served = serve(&issuer, &[]).await;
+    let claims = json!({"iss": issuer, "aud": served.resource, "sub": "alice",
+        "exp": now() + 300});
+    let token = mint(&keys, &claims, &json!({})).await;
+    for _ in 0..2 {
+        let response = http()
+            .post(&served.resource)
+            .bearer_auth(&token)
+            .header("content-type", "application/json")
+            .body(crate::harness::http::initialize())
+            .send()
+            .await
+            .expect("POST");
+        assert_eq!(response.status().as_u16(), 503);
+        assert_eq!(response.headers()["retry-after"], "5");
+        let body = response.text().await.expect("body");
+        assert!(
+            body.starts_with("toolshelf cannot fetch its authorization server's keys to check the token: try again shortly"),
+            "{body}"
+        );
+        crate::docs::assert_quoted(body.trim());
+    }
+}

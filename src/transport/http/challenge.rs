@@ -39,12 +39,12 @@ pub(super) fn refused(server: &ResourceServer, refusal: Refusal) -> Response<Bod
                 Some(("insufficient_scope", &reason)),
                 body,
             );
-            if let Ok(scope) = header::HeaderValue::from_str(&format!(
-                "{}, scope=\"{needed}\"",
-                response.headers()[header::WWW_AUTHENTICATE]
-                    .to_str()
-                    .unwrap_or_default()
-            )) {
+            let said = response.headers().get(header::WWW_AUTHENTICATE);
+            let with_scope = match said.and_then(|value| value.to_str().ok()) {
+                Some(said) => format!("{said}, scope=\"{needed}\""),
+                None => format!("Bearer scope=\"{needed}\""),
+            };
+            if let Ok(scope) = header::HeaderValue::from_str(&with_scope) {
                 response
                     .headers_mut()
                     .insert(header::WWW_AUTHENTICATE, scope);
