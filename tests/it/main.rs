@@ -38,6 +38,7 @@ mod policy;
 mod readme;
 mod reload;
 mod resource_server;
+mod resource_server_edges;
 
 mod remote;
 mod remote_oauth;

@@ -17,7 +17,7 @@ use crate::harness::{
 };
 
 /// `eng` for group eng, whose tool `sleep` only scope `other` reaches; `ops` for group ops.
-fn team() -> Value {
+pub(crate) fn team() -> Value {
     let mut config = config(&[
         ("eng", "Engineering", json!({"fixture": fixture(&[])})),
         ("ops", "Operations", json!({"fixture": fixture(&[])})),
@@ -29,16 +29,16 @@ fn team() -> Value {
     config
 }
 
-struct Served {
+pub(crate) struct Served {
     port: u16,
-    resource: String,
+    pub(crate) resource: String,
     /// toolshelf's log, at debug with the access log on.
     log: tempfile::NamedTempFile,
     _process: tokio::process::Child,
     _config: tempfile::TempDir,
 }
 
-async fn serve(issuer: &str, more: &[&str]) -> Served {
+pub(crate) async fn serve(issuer: &str, more: &[&str]) -> Served {
     let (config, path) = write_config(&team());
     let mut args = vec![
         "--oauth-issuer",
@@ -109,7 +109,7 @@ async fn opened(session: &RawSession, toolbox: &str) -> String {
     text.as_str().unwrap_or_default().to_owned()
 }
 
-fn now() -> u64 {
+pub(crate) fn now() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .expect("time")
@@ -343,70 +343,4 @@ async fn the_python_sdks_oauth_client_finds_the_issuer_and_gets_in_alone() {
     assert!(told.contains("ops") && !told.contains("eng"), "{seen}");
     assert_eq!(seen["opened"]["ops"]["error"], json!(false), "{seen}");
     assert_eq!(seen["opened"]["eng"]["error"], json!(true), "{seen}");
-}
-
-/// Flags that cannot work, and rules that name claims without an issuer to check them, are
-/// refused at start, each problem on its line, before anything listens.
-#[test]
-fn oauth_flags_and_rules_that_cannot_work_are_refused_at_start() {
-    let (_dir, path) = write_config(&team());
-    let path = path.to_str().expect("utf-8");
-    let run = |args: &[&str]| {
-        crate::harness::refused_at_start(&[&["serve", "--config", path], args].concat())
-    };
-    let said = run(&[
-        "--http",
-        "0.0.0.0:0",
-        "--oauth-issuer",
-        "http://id.example.com",
-    ]);
-    assert!(
-        said.contains("--oauth-issuer http://id.example.com: give an https:// URL (http:// only on a loopback address)"),
-        "{said}"
-    );
-    assert!(
-        said.contains("--oauth-issuer on 0.0.0.0:0, which is not a loopback address, needs --oauth-resource URL"),
-        "{said}"
-    );
-    let tokens = tempfile::tempdir().expect("dir");
-    std::fs::write(tokens.path().join("alice"), "alice-token").expect("write");
-    let dir = tokens.path().to_str().expect("utf-8");
-    let said = run(&["--http", "127.0.0.1:0", "--tokens-dir", dir]);
-    let line = said
-        .lines()
-        .find(|line| line.contains("subjects, groups or scopes"))
-        .unwrap_or_else(|| panic!("{said}"));
-    crate::docs::assert_quoted(line);
-}
-
-/// An issuer that cannot be reached: toolshelf starts all the same, and a token of that issuer
-/// gets 503 with `Retry-After` and what is wrong, at once (it does not wait on the issuer again
-/// for every request).
-#[tokio::test]
-async fn an_unreachable_issuer_gets_a_503_that_says_so() {
-    let dir = tempfile::tempdir().expect("dir");
-    let keys = new_keys(dir.path(), "a.json").await;
-    let issuer = format!("http://127.0.0.1:{}", crate::harness::free_port());
-    let served = serve(&issuer, &[]).await;
-    let claims = json!({"iss": issuer, "aud": served.resource, "sub": "alice",
-        "exp": now() + 300});
-    let token = mint(&keys, &claims, &json!({})).await;
-    for _ in 0..2 {
-        let response = http()
-            .post(&served.resource)
-            .bearer_auth(&token)
-            .header("content-type", "application/json")
-            .body(crate::harness::http::initialize())
-            .send()
-            .await
-            .expect("POST");
-        assert_eq!(response.status().as_u16(), 503);
-        assert_eq!(response.headers()["retry-after"], "5");
-        let body = response.text().await.expect("body");
-        assert!(
-            body.starts_with("toolshelf cannot fetch its authorization server's keys to check the token: try again shortly"),
-            "{body}"
-        );
-        crate::docs::assert_quoted(body.trim());
-    }
 }
