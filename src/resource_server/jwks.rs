@@ -18,7 +18,7 @@ use crate::locks;
 /// verifying within this time).
 const MAX_AGE: Duration = Duration::from_secs(15 * 60);
 /// The least time between two fetches for a key the last one lacked.
-pub(super) const REFETCH_GAP: Duration = Duration::from_secs(1);
+const REFETCH_GAP: Duration = Duration::from_secs(1);
 /// How long one request to the issuer may take.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 

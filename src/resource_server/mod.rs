@@ -130,10 +130,6 @@ impl ResourceServer {
         }
     }
 
-    pub fn options(&self) -> &OAuthOptions {
-        &self.options
-    }
-
     /// Fetches every issuer's keys, and says which cannot be reached (serving goes on: their
     /// keys are fetched again at the first token).
     pub async fn warm_up(&self) {
