@@ -45,6 +45,7 @@ pub mod oauth;
 mod private_file;
 mod qualified_names;
 pub mod reload;
+mod resident_code;
 pub mod resource_server;
 mod revision;
 mod schema_check;

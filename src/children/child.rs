@@ -219,7 +219,11 @@ impl Child {
         let mut retry = None;
         for _ in 0..MAX_INPUT_ROUNDS {
             let progress = caller.progress.clone();
-            let Some(ticket) = self.calls.register(progress, Some(caller.agent.clone())) else {
+            let limit = Some(self.spec.call_timeout);
+            let Some(ticket) = self
+                .calls
+                .register(progress, Some(caller.agent.clone()), limit)
+            else {
                 return Err(self.explain_death().await);
             };
             let hop = self.client.hop();
@@ -270,7 +274,7 @@ impl Child {
         limit: Option<Duration>,
         cancel: &CancellationToken,
     ) -> Result<Box<RawValue>, CallError> {
-        let Some(ticket) = self.calls.register(None, None) else {
+        let Some(ticket) = self.calls.register(None, None, limit) else {
             return Err(self.explain_death().await);
         };
         let hop = self.client.hop();
@@ -291,11 +295,12 @@ impl Child {
         if self.input.send(request).await.is_err() {
             return Err(self.explain_death().await);
         }
-        // Without a limit the timer's branch is off.
-        let timer = tokio::time::sleep(limit.unwrap_or_default());
-        tokio::pin!(timer);
+        // The watch of the calls' timeouts (`call_timeouts`) says when this one ran out; it
+        // drops its side unsent once the call is answered or has no limit.
+        let mut may_expire = true;
         loop {
             tokio::select! {
+                biased;
                 answer = &mut ticket.answer => return match answer {
                     Ok(Answer::Result(raw)) => Ok(raw),
                     Ok(Answer::Error {
@@ -309,17 +314,14 @@ impl Child {
                     }),
                     Err(_) => Err(self.explain_death().await),
                 },
-                () = &mut timer, if limit.is_some() => {
-                    let limit = limit.unwrap_or_default();
-                    // Progress restarts the timer: wait until `limit` after the last of it.
-                    match self.calls.last_activity(ticket.id).map(|at| at + limit) {
-                        Some(until) if until > Instant::now() => timer.as_mut().reset(until.into()),
-                        _ => {
-                            self.tell_cancelled(ticket.id, "timed out").await;
-                            return Err(CallError::Timeout { limit, elapsed: began.elapsed() });
-                        }
+                expired = &mut ticket.expired, if may_expire => match expired {
+                    Ok(()) => {
+                        self.tell_cancelled(ticket.id, "timed out").await;
+                        let limit = limit.unwrap_or_default();
+                        return Err(CallError::Timeout { limit, elapsed: began.elapsed() });
                     }
-                }
+                    Err(_) => may_expire = false,
+                },
                 () = cancel.cancelled() => {
                     self.tell_cancelled(ticket.id, "cancelled by the client").await;
                     return Err(CallError::Cancelled);

@@ -247,7 +247,7 @@ mod tests {
             out: ProgressOut::Lines(LineWriter::spawn(agent_out)),
             token: CurrentToken::new(Some(rmcp::model::ProgressToken(NumberOrString::Number(1)))),
         };
-        let mut ticket = calls.register(Some(target), None).expect("open");
+        let mut ticket = calls.register(Some(target), None, None).expect("open");
         let meta = Default::default();
         let call = CallRequest {
             name: "echo",
@@ -292,10 +292,10 @@ mod tests {
             Some(ServerJsonRpcMessage::Notification(_))
         ));
         // The end of the stream fails every call still waiting.
-        let mut waiting = calls.register(None, None).expect("open");
+        let mut waiting = calls.register(None, None, None).expect("open");
         drop(child);
         assert!(transport.receive().await.is_none());
         assert!(waiting.answer.try_recv().is_err());
-        assert!(calls.register(None, None).is_none());
+        assert!(calls.register(None, None, None).is_none());
     }
 }

@@ -10,6 +10,7 @@
 
 mod agent_port;
 mod call_error;
+mod call_timeouts;
 mod child;
 mod child_start;
 mod child_transport;

@@ -12,11 +12,12 @@
 use std::{
     collections::HashMap,
     sync::{Arc, Mutex, MutexGuard},
-    time::Instant,
+    time::{Duration, Instant},
 };
 
 use super::{
     agent_port::{Agent, same},
+    call_timeouts::{Limit, Watch, Watched},
     progress_out::{PeerMessage, ProgressOut, ProgressTarget},
     request_lines::Notification,
     task_progress::KeptProgress,
@@ -63,6 +64,7 @@ struct Waiting {
     task: bool,
     /// When the call started or last reported progress; the call timeout counts from here.
     last_activity: Instant,
+    limit: Limit,
 }
 
 #[derive(Default)]
@@ -75,6 +77,30 @@ struct State {
     pauses: usize,
     /// The progress routes of tasks whose calls were answered.
     kept: KeptProgress,
+    /// The calls' timeouts.
+    watch: Watch,
+    /// When the watch looks at the deadlines next.
+    next_look: Option<Instant>,
+}
+
+impl Watched for State {
+    fn limits(&mut self) -> (Vec<(&mut Limit, Instant)>, bool) {
+        let now = Instant::now();
+        let paused = self.pauses > 0;
+        let limits = self
+            .waiting
+            .values_mut()
+            .map(|call| {
+                let activity = if paused { now } else { call.last_activity };
+                (&mut call.limit, activity)
+            })
+            .collect();
+        (limits, self.closed)
+    }
+
+    fn next_look(&mut self) -> &mut Option<Instant> {
+        &mut self.next_look
+    }
 }
 
 /// While it lives, the child's calls do not time out; when it drops, each gets its whole
@@ -106,6 +132,8 @@ pub(crate) struct CallTicket {
     calls: ToolCalls,
     pub id: i64,
     pub answer: oneshot::Receiver<Answer>,
+    /// Resolves with `Ok` when the call ran out of its limit.
+    pub expired: oneshot::Receiver<()>,
 }
 
 impl Drop for CallTicket {
@@ -119,19 +147,23 @@ impl ToolCalls {
         locks::lock(&self.state)
     }
 
-    /// Registers a call of `caller`; `None` once the connection has ended.
+    /// Registers a call of `caller` that may wait `limit` without an answer or progress (`None`:
+    /// as long as it takes); `None` once the connection has ended.
     pub(crate) fn register(
         &self,
         progress: Option<ProgressTarget>,
         caller: Option<Agent>,
+        limit: Option<Duration>,
     ) -> Option<CallTicket> {
         let (answer, receiver) = oneshot::channel();
+        let (expired, expiry) = oneshot::channel();
         let mut state = self.state();
         if state.closed {
             return None;
         }
         let id = FIRST_ID + state.next;
         state.next += 1;
+        let now = Instant::now();
         state.waiting.insert(
             id,
             Waiting {
@@ -140,14 +172,24 @@ impl ToolCalls {
                 progress,
                 last_progress: f64::NEG_INFINITY,
                 task: false,
-                last_activity: Instant::now(),
+                last_activity: now,
+                limit: Limit {
+                    limit,
+                    expired: Some(expired),
+                },
             },
         );
+        let next_look = state.next_look;
+        let deadline = limit.map(|limit| now + limit);
+        state
+            .watch
+            .deadline_set(&Arc::downgrade(&self.state), next_look, deadline);
         drop(state);
         Some(CallTicket {
             calls: self.clone(),
             id,
             answer: receiver,
+            expired: expiry,
         })
     }
 
@@ -165,18 +207,6 @@ impl ToolCalls {
             }
         }
         callers
-    }
-
-    /// When call `id` started or last reported progress (now, while timeouts are paused);
-    /// `None` if it is no longer waiting.
-    pub(crate) fn last_activity(&self, id: i64) -> Option<Instant> {
-        let state = self.state();
-        let call = state.waiting.get(&id)?;
-        Some(if state.pauses > 0 {
-            Instant::now()
-        } else {
-            call.last_activity
-        })
     }
 
     /// Pauses every call's timeout until the returned guard drops (the child asked the agent
@@ -273,6 +303,7 @@ impl ToolCalls {
         let mut state = self.state();
         state.closed = true;
         state.waiting.clear();
+        state.watch.end();
     }
 }
 

@@ -28,7 +28,7 @@ async fn progress_goes_forward_only_and_not_after_the_answer() {
             "agent-1".into(),
         )))),
     };
-    let ticket = calls.register(Some(target), None).expect("open");
+    let ticket = calls.register(Some(target), None, None).expect("open");
     let progress = |text: &str| {
         let params: ChildProgress<'_> = serde_json::from_str(text).expect("params");
         calls.progress(ticket.id, &params)
@@ -59,13 +59,13 @@ async fn progress_goes_forward_only_and_not_after_the_answer() {
 #[test]
 fn a_closed_connection_takes_no_call_and_fails_those_waiting() {
     let calls = ToolCalls::default();
-    let mut ticket = calls.register(None, None).expect("open");
+    let mut ticket = calls.register(None, None, None).expect("open");
     calls.close();
     assert!(matches!(
         ticket.answer.try_recv(),
         Err(oneshot::error::TryRecvError::Closed)
     ));
-    assert!(calls.register(None, None).is_none());
+    assert!(calls.register(None, None, None).is_none());
 }
 
 #[tokio::test]
@@ -78,9 +78,11 @@ async fn a_created_task_keeps_its_progress_route_until_it_ends() {
         out: ProgressOut::Lines(out.clone()),
         token,
     };
-    let task = calls.register(Some(target.clone()), None).expect("open");
+    let task = calls
+        .register(Some(target.clone()), None, None)
+        .expect("open");
     calls.expect_task(task.id);
-    let plain = calls.register(Some(target), None).expect("open");
+    let plain = calls.register(Some(target), None, None).expect("open");
     let progress = |id: i64, value: u32| {
         let text = format!(r#"{{"progressToken":{id},"progress":{value}}}"#);
         let params: ChildProgress<'_> = serde_json::from_str(&text).expect("params");

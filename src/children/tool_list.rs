@@ -29,7 +29,7 @@ pub(crate) async fn list_tools(
     let mut tools = Vec::new();
     let mut cursor: Option<String> = None;
     for _ in 0..MAX_PAGES {
-        let Some(mut ticket) = calls.register(None, None) else {
+        let Some(mut ticket) = calls.register(None, None, None) else {
             return Err("the connection to the server is closed".into());
         };
         let line =

@@ -16,7 +16,7 @@ use crate::suggest;
 
 mod draft7;
 
-use draft7::keywords_outside_draft7;
+use draft7::{keywords_outside_draft7, without_annotations};
 
 /// The pattern every toolbox and server name must match. The config's names, tags and aliases
 /// are checked against these three, and their violations are explained in words.
@@ -98,7 +98,7 @@ impl<T: JsonSchema + DeserializeOwned> SchemaCheck<T> {
             // use only keywords that mean the same in both (checked above, in debug builds).
             .with_draft(jsonschema::Draft::Draft7)
             .should_validate_formats(false)
-            .build(&schema)
+            .build(&without_annotations(&schema))
             .expect("schemars produced a schema jsonschema cannot compile");
         Self {
             schema,

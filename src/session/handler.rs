@@ -62,6 +62,7 @@ impl ServerHandler for Session {
         state.agent.connect(context.peer.clone());
         let result = self.negotiate_initialize(&request)?;
         state.agreed(result.protocol_version.clone());
+        crate::resident_code::start_up_ended();
         Ok(result)
     }
 

@@ -25,7 +25,7 @@ async fn the_benchmark_runs_in_quick_mode() {
     };
     let report = measure::run(&options).await.expect("the benchmark runs");
     let targets = report["targets"].as_array().expect("targets");
-    assert_eq!(targets.len(), 22);
+    assert_eq!(targets.len(), 23);
     // Every figure is there, those of the npm servers and the HTTP child included.
     for target in targets {
         let measured = target["measured"].as_f64().expect("a number");
@@ -38,6 +38,13 @@ async fn the_benchmark_runs_in_quick_mode() {
     for process in ["floor", "floor_child", "toolshelf", "toolshelf_child"] {
         let cpu = floor["cpu_us_per_call"][process].as_f64();
         assert!(cpu.is_some_and(|cpu| cpu > 0.0), "{process}: {floor}");
+    }
+    for relay in ["floor", "toolshelf"] {
+        let switches = floor["why"]["switches_per_call"][relay].as_f64();
+        assert!(
+            switches.is_some_and(|switches| switches > 0.0),
+            "{relay}: {floor}"
+        );
     }
     let private = report["memory"]["idle_private_kb"].as_u64();
     assert!(private > Some(0) && private < report["memory"]["idle_kb"].as_u64());

@@ -17,10 +17,12 @@ struct Relay {
 }
 
 impl Relay {
-    /// CPU time of the relay and of its child so far, in ns.
-    fn cpu_ns(&self) -> (u64, u64) {
-        let child = children(self.pid).first().map_or(0, |child| cpu_ns(*child));
-        (cpu_ns(self.pid), child)
+    /// How the relay and its child have run so far.
+    fn usage(&self) -> [Usage; 2] {
+        let child = children(self.pid)
+            .first()
+            .map_or_else(Usage::default, |child| Usage::of(*child));
+        [Usage::of(self.pid), child]
     }
 }
 
@@ -34,8 +36,8 @@ impl Bench<'_> {
         )?;
         let mut samples: [Vec<Duration>; 3] = Default::default();
         let mut differences = Vec::new();
-        // [floor, floor's child, toolshelf, toolshelf's child], ns over all counted calls.
-        let mut cpu = [0u64; 4];
+        // [floor, floor's child, toolshelf, toolshelf's child], over all counted calls.
+        let mut cpu = [Usage::default(); 4];
         for _ in 0..starts {
             let floor = self.floor_relay().await?;
             let (client, pid) = self.toolshelf(&config).await?;
@@ -51,20 +53,28 @@ impl Bench<'_> {
                     call(direct, "echo", json!({}))
                 })
                 .await?;
-                let before = floor.cpu_ns();
+                let before = floor.usage();
                 timed(&mut blocks[1], per_round, || {
                     call(&floor.client, "echo", json!({}))
                 })
                 .await?;
-                let after = floor.cpu_ns();
-                (cpu[0], cpu[1]) = (cpu[0] + after.0 - before.0, cpu[1] + after.1 - before.1);
-                let before = shelf.cpu_ns();
+                for (all, (after, before)) in cpu[..2]
+                    .iter_mut()
+                    .zip(floor.usage().into_iter().zip(before))
+                {
+                    all.add(after.since(before));
+                }
+                let before = shelf.usage();
                 timed(&mut blocks[2], per_round, || {
                     use_tool(&shelf.client, "echo", json!({}))
                 })
                 .await?;
-                let after = shelf.cpu_ns();
-                (cpu[2], cpu[3]) = (cpu[2] + after.0 - before.0, cpu[3] + after.1 - before.1);
+                for (all, (after, before)) in cpu[2..]
+                    .iter_mut()
+                    .zip(shelf.usage().into_iter().zip(before))
+                {
+                    all.add(after.since(before));
+                }
                 differences.push(p50_us(&blocks[2]) - p50_us(&blocks[1]));
                 for (all, block) in samples.iter_mut().zip(blocks) {
                     all.extend(block);
@@ -75,6 +85,7 @@ impl Bench<'_> {
         }
         let calls = samples[1].len().max(1) as f64;
         let per_call = |ns: u64| round(ns as f64 / 1000.0 / calls);
+        let switches = |usage: &Usage| round(usage.switches as f64 / calls);
         differences.sort_by(f64::total_cmp);
         let [direct, floor, shelf] = samples;
         let floor_vs_direct = compare(&direct, &floor);
@@ -94,10 +105,22 @@ impl Bench<'_> {
                     - floor_vs_direct["ratio_p99"].as_f64().unwrap_or(0.0)
             ),
             "cpu_us_per_call": {
-                "floor": per_call(cpu[0]),
-                "floor_child": per_call(cpu[1]),
-                "toolshelf": per_call(cpu[2]),
-                "toolshelf_child": per_call(cpu[3]),
+                "floor": per_call(cpu[0].cpu_ns),
+                "floor_child": per_call(cpu[1].cpu_ns),
+                "toolshelf": per_call(cpu[2].cpu_ns),
+                "toolshelf_child": per_call(cpu[3].cpu_ns),
+            },
+            // Why toolshelf's p50 sits above the floor's: its CPU per call, how much of it is the
+            // kernel's (system calls, wake-ups), and how often each relay sleeps and wakes.
+            "why": {
+                "kernel_us_per_call": {
+                    "floor": per_call(cpu[0].kernel_ns),
+                    "toolshelf": per_call(cpu[2].kernel_ns),
+                },
+                "switches_per_call": {
+                    "floor": switches(&cpu[0]),
+                    "toolshelf": switches(&cpu[2]),
+                },
             },
         }))
     }

@@ -94,6 +94,7 @@ pub const TARGET_HTTP_SESSION_KB: f64 = 50.0;
 pub const TARGET_SEARCH_P50_US: f64 = 1000.0;
 pub const TARGET_SEARCH_LOAD_MS: f64 = 50.0;
 pub const TARGET_GATEWAY_ADDED_P50_US: f64 = 10.0;
+pub const TARGET_SPAWN_OVER_FIXTURE: f64 = 2.0;
 
 /// Runs every measurement and returns all figures as JSON.
 pub async fn run(options: &Options) -> anyhow::Result<Value> {

@@ -90,19 +90,34 @@ impl Bench<'_> {
         Ok(percentiles_ms(&mut times))
     }
 
-    /// 6. From spawning `toolshelf serve` to the answer of `initialize`.
+    /// Section 6: from spawning `toolshelf serve` to the answer of `initialize`, and in turn the
+    /// same for the fixture itself (an rmcp server that reads no config).
     pub(super) async fn spawn(&self) -> anyhow::Result<Value> {
         let config = self.config(
             "spawn",
             json!({"bench": {"mcpServers": {"fx": self.fixture_server(&[])}}}),
         )?;
-        let mut times = Vec::new();
+        let (mut times, mut fixture_times) = (Vec::new(), Vec::new());
         for _ in 0..self.rounds(3, 20) {
             let began = Instant::now();
             let (client, _) = self.toolshelf(&config).await?;
             times.push(began.elapsed());
             close(client).await;
+            let began = Instant::now();
+            let client = self.direct(&[]).await?;
+            fixture_times.push(began.elapsed());
+            close(client).await;
         }
-        Ok(json!({ "initialize_ms": percentiles_ms(&mut times) }))
+        let ratio = median_ms(&mut times) / median_ms(&mut fixture_times);
+        Ok(json!({
+            "initialize_ms": percentiles_ms(&mut times),
+            "fixture_initialize_ms": percentiles_ms(&mut fixture_times),
+            "ratio_p50": round3(ratio),
+        }))
     }
+}
+
+fn median_ms(samples: &mut [Duration]) -> f64 {
+    samples.sort();
+    percentile(samples, 0.5).as_secs_f64() * 1e3
 }

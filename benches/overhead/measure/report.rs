@@ -58,6 +58,12 @@ pub(super) fn targets(report: &Value) -> Value {
             true
         ),
         check(
+            "spawn to initialize / the fixture's own, p50",
+            number("/spawn/ratio_p50"),
+            TARGET_SPAWN_OVER_FIXTURE,
+            true
+        ),
+        check(
             "RSS growth over the calls (KiB)",
             number("/memory/growth_kb"),
             TARGET_RSS_GROWTH_KB as f64,
@@ -243,6 +249,17 @@ pub fn table(report: &Value) -> String {
             cpu["toolshelf_child"]
         ),
     );
+    let why = &floor["why"];
+    line(
+        &mut text,
+        format!(
+            "  why: kernel us per call floor {} / toolshelf {}; sleeps and wakes per call floor {} / toolshelf {} (instructions per call: python3 benches/instructions.py)",
+            why["kernel_us_per_call"]["floor"],
+            why["kernel_us_per_call"]["toolshelf"],
+            why["switches_per_call"]["floor"],
+            why["switches_per_call"]["toolshelf"]
+        ),
+    );
     line(&mut text, String::new());
     line(
         &mut text,
@@ -330,8 +347,10 @@ pub fn table(report: &Value) -> String {
     line(
         &mut text,
         format!(
-            "spawn to initialize (ms): {}",
-            report["spawn"]["initialize_ms"]
+            "spawn to initialize (ms): {}; the fixture's own: {} ({} x)",
+            report["spawn"]["initialize_ms"],
+            report["spawn"]["fixture_initialize_ms"],
+            report["spawn"]["ratio_p50"]
         ),
     );
     let context = &report["context"];

@@ -122,3 +122,56 @@ pub(super) fn cpu_ns(pid: u32) -> u64 {
         .filter_map(|stat| stat.split_whitespace().next()?.parse::<u64>().ok())
         .sum()
 }
+
+/// How `pid`'s threads (those alive now) have run so far: CPU ns, the part of it in the kernel
+/// (ns, at the kernel's 10 ms tick), and how often they were switched out.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Usage {
+    pub cpu_ns: u64,
+    pub kernel_ns: u64,
+    pub switches: u64,
+}
+
+impl Usage {
+    pub(super) fn of(pid: u32) -> Self {
+        let mut usage = Usage {
+            cpu_ns: cpu_ns(pid),
+            ..Usage::default()
+        };
+        let Ok(threads) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            return usage;
+        };
+        for thread in threads.flatten() {
+            let path = thread.path();
+            if let Ok(stat) = std::fs::read_to_string(path.join("stat"))
+                && let Some((_, fields)) = stat.rsplit_once(')')
+                && let Some(ticks) = fields.split_whitespace().nth(12)
+            {
+                usage.kernel_ns += ticks.parse::<u64>().unwrap_or(0) * 10_000_000;
+            }
+            if let Ok(status) = std::fs::read_to_string(path.join("status")) {
+                usage.switches += status
+                    .lines()
+                    .filter(|line| line.contains("ctxt_switches:"))
+                    .filter_map(|line| line.split_whitespace().nth(1)?.parse::<u64>().ok())
+                    .sum::<u64>();
+            }
+        }
+        usage
+    }
+
+    /// What ran between `earlier` and this.
+    pub(super) fn since(self, earlier: Usage) -> Usage {
+        Usage {
+            cpu_ns: self.cpu_ns.saturating_sub(earlier.cpu_ns),
+            kernel_ns: self.kernel_ns.saturating_sub(earlier.kernel_ns),
+            switches: self.switches.saturating_sub(earlier.switches),
+        }
+    }
+
+    pub(super) fn add(&mut self, more: Usage) {
+        self.cpu_ns += more.cpu_ns;
+        self.kernel_ns += more.kernel_ns;
+        self.switches += more.switches;
+    }
+}
