@@ -70,7 +70,8 @@ struct Waiting {
 #[derive(Default)]
 struct State {
     next: i64,
-    waiting: HashMap<i64, Waiting>,
+    /// By id (toolshelf's own, counted up: a fast hash is safe).
+    waiting: HashMap<i64, Waiting, foldhash::fast::RandomState>,
     /// The connection ended: calls waiting were told, and no new call is taken.
     closed: bool,
     /// Requests of the child that the agent is answering: no call times out meanwhile.

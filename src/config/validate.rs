@@ -25,9 +25,9 @@ use super::{
     validate_aliases::{check_aliases, check_prompt_aliases},
     validate_endpoint::{Place, build_endpoint},
 };
-use crate::schema_check::{SchemaCheck, Violation};
+use crate::schema_check::{CheckOnce, Violation, schema_of};
 
-static CHECK: LazyLock<SchemaCheck<ConfigFile>> = LazyLock::new(SchemaCheck::new);
+static CHECK: LazyLock<CheckOnce> = LazyLock::new(|| CheckOnce::new(schema_of::<ConfigFile>()));
 
 /// `file` is the config's own path, named in the `toolshelf login` command of messages.
 pub(super) fn parse(

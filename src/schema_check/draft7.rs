@@ -36,39 +36,6 @@ const SHARED_KEYWORDS: &[&str] = &[
     "uniqueItems",
 ];
 
-/// What a schema says for people and editors only; no validator reads it.
-const ANNOTATIONS: &[&str] = &["description", "title", "default", "examples"];
-
-/// `schema` without its annotations, as it is compiled: they are four fifths of the config
-/// schema's text, and jsonschema copied and checked every one at each start.
-pub(super) fn without_annotations(schema: &Value) -> Value {
-    let Value::Object(map) = schema else {
-        return match schema {
-            Value::Array(items) => Value::Array(items.iter().map(without_annotations).collect()),
-            other => other.clone(),
-        };
-    };
-    let kept = map
-        .iter()
-        .filter(|(keyword, _)| !ANNOTATIONS.contains(&keyword.as_str()))
-        .map(|(keyword, value)| {
-            let value = match (keyword.as_str(), value) {
-                // Values, not schemas.
-                ("const" | "enum" | "required", _) => value.clone(),
-                // Names (which may be `description`) to schemas.
-                ("properties", Value::Object(properties)) => Value::Object(
-                    properties
-                        .iter()
-                        .map(|(name, schema)| (name.clone(), without_annotations(schema)))
-                        .collect(),
-                ),
-                _ => without_annotations(value),
-            };
-            (keyword.clone(), value)
-        });
-    Value::Object(kept.collect())
-}
-
 /// The keywords of `schema`, at any depth, that draft 7 does not read as 2020-12 does.
 pub(super) fn keywords_outside_draft7(schema: &Value) -> Vec<String> {
     let mut outside = Vec::new();
@@ -106,24 +73,5 @@ mod tests {
         let schema = serde_json::json!({"type": "object", "properties": {"prefixItems": {
             "type": "array", "prefixItems": [{"type": "string"}]}}, "enum": [{"$defs": 1}]});
         assert_eq!(keywords_outside_draft7(&schema), ["prefixItems"]);
-    }
-
-    #[test]
-    fn annotations_go_and_properties_named_like_them_stay() {
-        let schema = serde_json::json!({
-            "description": "d", "title": "t", "type": "object",
-            "properties": {"description": {"type": "string", "default": "x"}},
-            "anyOf": [{"examples": [1], "const": {"title": 1}}],
-            "required": ["description"]
-        });
-        assert_eq!(
-            without_annotations(&schema),
-            serde_json::json!({
-                "type": "object",
-                "properties": {"description": {"type": "string"}},
-                "anyOf": [{"const": {"title": 1}}],
-                "required": ["description"]
-            })
-        );
     }
 }

@@ -15,8 +15,10 @@ use serde_json::Value;
 use crate::suggest;
 
 mod draft7;
+mod trimmed;
 
-use draft7::{keywords_outside_draft7, without_annotations};
+use draft7::keywords_outside_draft7;
+use trimmed::without_annotations;
 
 /// The pattern every toolbox and server name must match. The config's names, tags and aliases
 /// are checked against these three, and their violations are explained in words.
@@ -86,20 +88,7 @@ impl<T: JsonSchema + DeserializeOwned> SchemaCheck<T> {
     /// crate, found by the first test that touches it, never by input.
     pub(crate) fn new() -> Self {
         let schema = schema_of::<T>();
-        debug_assert_eq!(
-            keywords_outside_draft7(&schema),
-            Vec::<String>::new(),
-            "a schema of ours uses keywords draft 7 would ignore"
-        );
-        #[allow(clippy::expect_used, reason = "the schema comes from our own types")]
-        let validator = jsonschema::options()
-            // Read as draft 7, whose meta-schema is cheap to build: checking a schema against
-            // 2020-12's was 8 M of the 13 M instructions of toolshelf's start-up. Our schemas
-            // use only keywords that mean the same in both (checked above, in debug builds).
-            .with_draft(jsonschema::Draft::Draft7)
-            .should_validate_formats(false)
-            .build(&without_annotations(&schema))
-            .expect("schemars produced a schema jsonschema cannot compile");
+        let validator = compiled(&without_annotations(&schema));
         Self {
             schema,
             validator,
@@ -136,6 +125,53 @@ impl<T: JsonSchema + DeserializeOwned> SchemaCheck<T> {
             }]
         })
     }
+}
+
+/// A schema that checks each value once, compiled for that value alone
+/// (`trimmed::for_value`): for a large schema and a small value, such as the config's.
+pub(crate) struct CheckOnce {
+    schema: Value,
+}
+
+impl CheckOnce {
+    pub(crate) fn new(schema: Value) -> Self {
+        Self { schema }
+    }
+
+    /// Every violation of the schema by `value`, in document order.
+    pub(crate) fn violations(&self, value: &Value) -> Vec<Violation> {
+        let validator = compiled(&trimmed::for_value(
+            &without_annotations(&self.schema),
+            value,
+        ));
+        let mut found = Vec::new();
+        for error in validator.iter_errors(value) {
+            describe(&error, &self.schema, value, &mut found);
+        }
+        found
+    }
+}
+
+/// `schema` compiled.
+///
+/// # Panics
+/// Only if schemars derives a schema jsonschema cannot compile: a bug in a type of this
+/// crate, found by the first test that touches it, never by input.
+fn compiled(schema: &Value) -> jsonschema::Validator {
+    debug_assert_eq!(
+        keywords_outside_draft7(schema),
+        Vec::<String>::new(),
+        "a schema of ours uses keywords draft 7 would ignore"
+    );
+    #[allow(clippy::expect_used, reason = "the schema comes from our own types")]
+    jsonschema::options()
+        // Read as draft 7, whose meta-schema is cheap to build: checking a schema against
+        // 2020-12's was 8 M of the 13 M instructions of toolshelf's start-up. Our schemas
+        // use only keywords that mean the same in both (checked in debug builds).
+        .with_draft(jsonschema::Draft::Draft7)
+        .should_validate_formats(false)
+        .build(schema)
+        .expect("schemars produced a schema jsonschema cannot compile")
 }
 
 /// The inlined draft 2020-12 schema of `T`, without the `$schema` key.

@@ -62,7 +62,6 @@ impl ServerHandler for Session {
         state.agent.connect(context.peer.clone());
         let result = self.negotiate_initialize(&request)?;
         state.agreed(result.protocol_version.clone());
-        crate::resident_code::start_up_ended();
         Ok(result)
     }
 
@@ -78,6 +77,7 @@ impl ServerHandler for Session {
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         self.initialized(&context);
         self.state().start_flat();
+        crate::resident_code::start_up_ended();
     }
 
     async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {

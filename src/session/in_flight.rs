@@ -22,11 +22,15 @@ pub(crate) struct RequestsInFlight {
     table: Arc<Mutex<Table>>,
 }
 
+/// Each call looks ids up a few times: foldhash (seeded per process) costs a fraction of the
+/// default SipHash; an agent choosing colliding ids only slows its own session.
+type Ids<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
 #[derive(Default)]
 struct Table {
-    by_agent: HashMap<AgentId, Route>,
+    by_agent: Ids<AgentId, Route>,
     /// rmcp's id → the agent's.
-    by_rmcp: HashMap<i64, AgentId>,
+    by_rmcp: Ids<i64, AgentId>,
     next: i64,
 }
 

@@ -62,6 +62,9 @@ impl Bench<'_> {
             .collect();
         let config = self.config("memory", json!({"many": {"mcpServers": servers}}))?;
         let (client, pid) = self.toolshelf(&config).await?;
+        // Idle: toolshelf has also handled the `initialized` notification that follows the
+        // answer, which ends its start-up (its start-up code is unmapped then).
+        tokio::time::sleep(Duration::from_millis(200)).await;
         let idle = rss_kb(pid)?;
         let idle_private = private_kb(pid)?;
         call(&client, "open_toolbox", json!({"toolbox": "many"})).await?;
