@@ -16,7 +16,7 @@ use serde_json::Value;
 use super::{
     CatalogSettings, Config, DEFAULT_CALL_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_STARTUP_TIMEOUT,
     Endpoint, HttpLimits, ServerSpec, ToolFilter, ToolOverride, ToolboxSpec,
-    file::{CatalogFile, ConfigFile, DefaultsFile, HttpFile, ServerFile, ToolFiltersFile},
+    file::{CatalogFile, DefaultsFile, HttpFile, ServerFile, ToolFiltersFile},
     plain,
     policy::Policy,
     variables::{ServerVariables, check_variables},
@@ -25,9 +25,25 @@ use super::{
     validate_aliases::{check_aliases, check_prompt_aliases},
     validate_endpoint::{Place, build_endpoint},
 };
-use crate::schema_check::{CheckOnce, Violation, schema_of};
+use crate::schema_check::{CheckOnce, Violation};
 
-static CHECK: LazyLock<CheckOnce> = LazyLock::new(|| CheckOnce::new(schema_of::<ConfigFile>()));
+/// The config's schema as `toolshelf schema` prints it, kept in the binary: deriving it from
+/// the types (schemars) was a fifth of start-up's instructions, reading it is a tenth of that.
+/// A unit test fails when it differs from what the types derive.
+const SCHEMA: &str = include_str!("schema.json");
+
+static CHECK: LazyLock<CheckOnce> = LazyLock::new(|| {
+    let mut schema: Value = match serde_json::from_str(SCHEMA) {
+        Ok(schema) => schema,
+        // Only a schema.json that is not JSON: the unit test below fails on that first.
+        Err(_) => super::json_schema(),
+    };
+    if let Some(schema) = schema.as_object_mut() {
+        // Checked as draft 7 (`schema_check`), which this key would contradict.
+        schema.shift_remove("$schema");
+    }
+    CheckOnce::new(schema)
+});
 
 /// `file` is the config's own path, named in the `toolshelf login` command of messages.
 pub(super) fn parse(
@@ -331,4 +347,18 @@ fn overrides(
             (name, change)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod schema_file_tests {
+    /// The schema kept in the binary is what the types derive. If this fails, a type of the
+    /// config changed: run `cargo run -- schema > src/config/schema.json`.
+    #[test]
+    fn the_kept_schema_is_what_the_types_derive() {
+        let kept: serde_json::Value = serde_json::from_str(super::SCHEMA).expect("JSON");
+        assert!(
+            kept == super::super::json_schema(),
+            "src/config/schema.json is out of date: run `cargo run -- schema > src/config/schema.json`"
+        );
+    }
 }

@@ -131,7 +131,8 @@ enum Command {
 
 /// The stream, shared by the senders and the task that writes what they queue.
 struct Stream {
-    write: Pin<Box<dyn AsyncWrite + Send>>,
+    /// `None` once closed: dropping it closes the stream, which a child reads as its end.
+    write: Option<Pin<Box<dyn AsyncWrite + Send>>>,
     /// Lines queued or in the task's hands: a sender writes itself only when there are none.
     queued: usize,
     /// The stream failed or is closing: nothing more is taken.
@@ -155,7 +156,7 @@ impl LineWriter {
     pub(crate) fn spawn<W: AsyncWrite + Send + 'static>(write: W) -> Self {
         let (queue, commands) = mpsc::channel(QUEUE);
         let stream = Arc::new(Mutex::new(Stream {
-            write: Box::pin(write),
+            write: Some(Box::pin(write)),
             queued: 0,
             done: false,
         }));
@@ -203,16 +204,17 @@ impl LineWriter {
     /// Writes as much of `line` as the stream takes without waiting, if nothing is queued; what
     /// is left must be queued, and is counted as queued already.
     fn write_now(&self, mut line: Vec<u8>) -> std::io::Result<Unwritten> {
-        let mut stream = locks::lock(&self.stream);
-        if stream.done {
+        let mut guard = locks::lock(&self.stream);
+        let stream = &mut *guard;
+        let Some(write) = stream.write.as_mut().filter(|_| !stream.done) else {
             return Err(closed());
-        }
+        };
         if stream.queued > 0 {
             stream.queued += 1;
             return Ok(Unwritten::Line(line));
         }
         let mut context = Context::from_waker(Waker::noop());
-        match stream.write.as_mut().poll_write(&mut context, &line) {
+        match write.as_mut().poll_write(&mut context, &line) {
             Poll::Ready(Ok(written)) if written == line.len() => return Ok(Unwritten::None),
             Poll::Ready(Ok(0)) => {
                 stream.done = true;
@@ -286,8 +288,13 @@ async fn write_lines(stream: Arc<Mutex<Stream>>, mut commands: mpsc::Receiver<Co
             }
         }
         if let Some(done) = close {
-            let _ =
-                poll_fn(|context| locks::lock(&stream).write.as_mut().poll_shutdown(context)).await;
+            let _ = poll_fn(|context| {
+                poll_stream(&stream, context, |write, context| {
+                    write.poll_shutdown(context)
+                })
+            })
+            .await;
+            drop(locks::lock(&stream).write.take());
             let _ = done.send(());
             return;
         }
@@ -298,10 +305,9 @@ async fn write_lines(stream: Arc<Mutex<Stream>>, mut commands: mpsc::Receiver<Co
 async fn write_all(stream: &Mutex<Stream>, mut bytes: &[u8]) -> std::io::Result<()> {
     while !bytes.is_empty() {
         let written = poll_fn(|context| {
-            locks::lock(stream)
-                .write
-                .as_mut()
-                .poll_write(context, bytes)
+            poll_stream(stream, context, |write, context| {
+                write.poll_write(context, bytes)
+            })
         })
         .await?;
         if written == 0 {
@@ -309,7 +315,23 @@ async fn write_all(stream: &Mutex<Stream>, mut bytes: &[u8]) -> std::io::Result<
         }
         bytes = &bytes[written..];
     }
-    poll_fn(|context| locks::lock(stream).write.as_mut().poll_flush(context)).await
+    poll_fn(|context| poll_stream(stream, context, |write, context| write.poll_flush(context)))
+        .await
+}
+
+/// Polls `operation` on the stream under its lock (held for the poll only).
+fn poll_stream<T>(
+    stream: &Mutex<Stream>,
+    context: &mut Context<'_>,
+    operation: impl FnOnce(
+        Pin<&mut (dyn AsyncWrite + Send)>,
+        &mut Context<'_>,
+    ) -> Poll<std::io::Result<T>>,
+) -> Poll<std::io::Result<T>> {
+    match locks::lock(stream).write.as_mut() {
+        Some(write) => operation(write.as_mut(), context),
+        None => Poll::Ready(Err(closed())),
+    }
 }
 
 #[cfg(test)]
@@ -328,5 +350,33 @@ mod tests {
         assert_eq!(reader.next(false).await.ok(), Some(Line::Complete));
         assert_eq!(reader.text(), b"ok");
         assert_eq!(reader.next(false).await.ok(), Some(Line::End));
+    }
+
+    /// A child reads its stdin's end when toolshelf closes it, though clones of the writer live
+    /// on (a pipe's shutdown does nothing: only closing it ends it).
+    #[tokio::test]
+    async fn a_closed_stream_ends_for_its_reader_while_clones_live() {
+        use tokio::io::AsyncReadExt;
+        let mut cat = tokio::process::Command::new("cat")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("cat starts");
+        let (Some(stdin), Some(mut stdout)) = (cat.stdin.take(), cat.stdout.take()) else {
+            panic!("cat's pipes");
+        };
+        let writer = LineWriter::spawn(stdin);
+        let clone = writer.clone();
+        writer.send(b"a\n".to_vec()).await.expect("written");
+        writer.close().await;
+        let mut read = Vec::new();
+        let ended = tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            stdout.read_to_end(&mut read),
+        );
+        assert!(ended.await.is_ok_and(|read| read.is_ok()), "cat saw no end");
+        assert_eq!(read, b"a\n");
+        assert!(clone.send(b"b\n".to_vec()).await.is_err());
     }
 }

@@ -5,6 +5,7 @@ mod open_toolbox;
 mod search;
 mod signature;
 mod use_tool;
+pub(crate) mod use_tool_line;
 
 use std::sync::Arc;
 

@@ -61,6 +61,29 @@ impl UseToolInput {
         }
     }
 
+    /// From an identifier and arguments read already (`use_tool_line`): what `from_raw` makes of
+    /// the same input.
+    pub(crate) fn from_parts(
+        toolbox: &str,
+        server: &str,
+        name: &str,
+        arguments: Option<&RawValue>,
+    ) -> Self {
+        let mut tool = JsonObject::new();
+        tool.insert("toolbox".into(), toolbox.into());
+        tool.insert("server".into(), server.into());
+        tool.insert("name".into(), name.into());
+        let mut object = JsonObject::new();
+        object.insert("tool".into(), Value::Object(tool));
+        if arguments.is_some() {
+            object.insert("arguments".into(), Value::Object(JsonObject::new()));
+        }
+        Self {
+            checked: Ok(Value::Object(object)),
+            arguments: arguments.map(RawValue::to_owned),
+        }
+    }
+
     /// `toolbox/server/name` as far as the identifier has them (it is checked later).
     pub(crate) fn tool_named(&self) -> String {
         let tool = self.checked.as_ref().ok().map(|input| &input["tool"]);

@@ -29,7 +29,7 @@ use crate::{
         call_meta::CallMeta,
         envelope::{self, AgentId},
     },
-    meta_tools::UseToolInput,
+    meta_tools::{UseToolInput, use_tool_line},
     revision::Protocol,
     tasks::{SessionTasks, TaskAsk},
 };
@@ -100,6 +100,24 @@ impl SessionState {
             method: method.to_owned(),
             params: params.map(RawValue::to_owned),
         })
+    }
+
+    /// The id and the request of `line` when it is a plain `use_tool` call, read in one pass
+    /// (`meta_tools::use_tool_line`); `None`: read the line the general way
+    /// (`jsonrpc::envelope`, then `door_request`), which gives such a line the same outcome.
+    pub(crate) fn door_line(&self, line: &[u8]) -> Option<(AgentId, Request)> {
+        if self.is_flat() {
+            return None;
+        }
+        let protocol = self.revision()?;
+        let (id, input) = use_tool_line::read(line)?;
+        let call = DirectCall {
+            call: AgentCall::UseTool(input),
+            meta: CallMeta::default(),
+            task: None,
+            protocol,
+        };
+        Some((id, Request::Call(call)))
     }
 
     /// Takes `request` under the agent's `id`: what answers it, or `InUse` when a request with

@@ -28,10 +28,11 @@ mod report;
 mod search;
 mod stats;
 mod stdio;
+mod targets;
 
 pub use report::table;
-use report::targets;
 use stats::*;
+use targets::targets;
 
 use super::{
     http_child::{DirectHttp, HttpServer},

@@ -153,6 +153,12 @@ impl DirectPath {
         in_use: DirectCallGuard,
         access: Option<&mut AccessEntry>,
     ) -> Option<Response<Body>> {
+        if let Some((id, request)) = state.door_line(body) {
+            if let Some(access) = access {
+                access.call = request.tool_named();
+            }
+            return Some(answer(state, id, request, in_use).await);
+        }
         match envelope::read(body) {
             Message::Request { id, method, params } => {
                 let request = state

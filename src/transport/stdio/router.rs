@@ -25,7 +25,7 @@ use crate::{
     },
     session::{
         SessionState,
-        door::Answer,
+        door::{Answer, Request},
         in_flight::{Cancelled, InUse},
     },
     tasks::TaskDeclaration,
@@ -107,6 +107,11 @@ impl Router {
     }
 
     pub(super) fn line(&mut self, text: &[u8]) -> Routed {
+        if self.initialized
+            && let Some((id, request)) = self.state.door_line(text)
+        {
+            return self.door(&id, request);
+        }
         match envelope::read(text) {
             Incoming::Blank => Routed::Done,
             Incoming::Refused(answer) => Routed::Reply(answer),
@@ -176,14 +181,7 @@ impl Router {
         if self.initialized
             && let Some(request) = self.state.door_request(method, params)
         {
-            let progress = Some(ProgressOut::Lines(self.answers.out.clone()));
-            return match self.state.take(id, request, progress) {
-                Ok(answer) => {
-                    self.answers.spawn(id.clone(), answer);
-                    Routed::Done
-                }
-                Err(_) => Routed::Reply(InUse::answer(id)),
-            };
+            return self.door(id, request);
         }
         let requests = self.state.requests();
         let Ok(internal) = requests.begin_rmcp(id) else {
@@ -199,6 +197,20 @@ impl Router {
                     &refusal,
                 ))
             }
+        }
+    }
+}
+
+impl Router {
+    /// Gives `request` to the session's door; its answer is written when it comes.
+    fn door(&mut self, id: &AgentId, request: Request) -> Routed {
+        let progress = Some(ProgressOut::Lines(self.answers.out.clone()));
+        match self.state.take(id, request, progress) {
+            Ok(answer) => {
+                self.answers.spawn(id.clone(), answer);
+                Routed::Done
+            }
+            Err(_) => Routed::Reply(InUse::answer(id)),
         }
     }
 }
