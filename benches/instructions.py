@@ -1,7 +1,8 @@
 """Instructions toolshelf runs, counted by callgrind (valgrind), which the machine's noise does
 not move: from its start to its first `initialize` answer, and per `use_tool` call of the
 fixture's `echo` on stdio (callgrind's total for N calls minus its total for none, over N).
-Only toolshelf is counted, not its child.
+Only toolshelf is counted, not its child. Beside them, the same per call for the stdio floor
+(`toolshelf-floor stdio`, next to TOOLSHELF), which copies lines and parses nothing.
 
 Usage: python3 benches/instructions.py [TOOLSHELF [FIXTURE [N]]]
 (default: target/release/toolshelf, target/release/toolshelf-fixture, 2000). Prints JSON.
@@ -25,11 +26,13 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
     "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "callgrind", "version": "0"}}}
 
 
-def counted(steps):
-    """callgrind's instruction total for a toolshelf that is sent `steps` and then stdin's end."""
+def counted(steps, command=None):
+    """callgrind's instruction total for a toolshelf (or `command`) that is sent `steps` and
+    then stdin's end."""
     out = os.path.join(folder, f"callgrind.{len(steps)}")
+    command = command or [toolshelf, "serve", "--config", config, "--no-cache"]
     process = subprocess.Popen(
-        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", toolshelf, "serve", "--config", config, "--no-cache"],
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *command],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
         env={**os.environ, "RUST_LOG": "error"})
     for message in steps:
@@ -53,5 +56,10 @@ echo = lambda id: {"jsonrpc": "2.0", "id": id, "method": "tools/call", "params":
 start = counted([INITIALIZE])
 base = counted(opened)
 loaded = counted(opened + [echo(2 + i) for i in range(calls)])
+floor = [os.path.join(os.path.dirname(toolshelf), "toolshelf-floor"), "stdio", "--", os.path.abspath(fixture)]
+direct_echo = lambda id: {"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "echo", "arguments": {}}}
+floor_base = counted(opened[:2], floor)
+floor_loaded = counted(opened[:2] + [direct_echo(2 + i) for i in range(calls)], floor)
 print(json.dumps({"toolshelf": toolshelf, "to_first_initialize_answer": start,
-                  "calls": calls, "per_echo_call": round((loaded - base) / calls)}))
+                  "calls": calls, "per_echo_call": round((loaded - base) / calls),
+                  "floor_per_echo_call": round((floor_loaded - floor_base) / calls)}))
