@@ -25,7 +25,7 @@ impl Limit {
     /// When the call runs out of time if nothing happens before, counting from `activity`.
     fn deadline(&self, activity: Instant) -> Option<Instant> {
         self.expired.as_ref()?;
-        Some(activity + self.limit?)
+        activity.checked_add(self.limit?)
     }
 }
 

@@ -181,7 +181,8 @@ impl ToolCalls {
             },
         );
         let next_look = state.next_look;
-        let deadline = limit.map(|limit| now + limit);
+        // A limit past what the clock can count (a config may say 1e19 seconds) is none.
+        let deadline = limit.and_then(|limit| now.checked_add(limit));
         state
             .watch
             .deadline_set(&Arc::downgrade(&self.state), next_look, deadline);

@@ -110,3 +110,26 @@ async fn a_created_task_keeps_its_progress_route_until_it_ends() {
         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"a1\",\"progress\":1}}\n"
     );
 }
+
+/// The watch of the calls' timeouts tells a call that ran out, and only that one; a limit past
+/// what the clock can count is no limit (a config may say 1e19 seconds), not a panic.
+#[tokio::test]
+async fn only_a_call_past_its_limit_expires() {
+    let calls = ToolCalls::default();
+    let mut quick = calls
+        .register(None, None, Some(std::time::Duration::from_millis(20)))
+        .expect("open");
+    let mut endless = calls
+        .register(None, None, Some(std::time::Duration::MAX))
+        .expect("open");
+    let mut slow = calls
+        .register(None, None, Some(std::time::Duration::from_secs(600)))
+        .expect("open");
+    let expired = tokio::time::timeout(std::time::Duration::from_secs(10), &mut quick.expired);
+    assert!(matches!(expired.await, Ok(Ok(()))));
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    assert!(endless.expired.try_recv().is_err());
+    assert!(slow.expired.try_recv().is_err());
+    calls.answer(slow.id, Answer::Result(raw("{}")));
+    assert!(matches!(slow.answer.try_recv(), Ok(Answer::Result(_))));
+}
