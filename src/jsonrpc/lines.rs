@@ -168,11 +168,20 @@ impl LineWriter {
     pub(crate) async fn send(&self, line: Vec<u8>) -> std::io::Result<()> {
         match self.write_now(line)? {
             Unwritten::None => Ok(()),
-            Unwritten::Line(line) => self
-                .queue
-                .send(Command::Line(line))
-                .await
-                .map_err(|_| self.failed()),
+            Unwritten::Line(line) => {
+                // Counted as queued already: uncounted again if it never gets there (the queue
+                // closed, or this sender was dropped while the queue was full).
+                let mut counted = Counted {
+                    stream: &self.stream,
+                    queued: false,
+                };
+                self.queue
+                    .send(Command::Line(line))
+                    .await
+                    .map_err(|_| closed())?;
+                counted.queued = true;
+                Ok(())
+            }
         }
     }
 
@@ -239,10 +248,19 @@ impl LineWriter {
         stream.queued += 1;
         Ok(Unwritten::Line(line))
     }
+}
 
-    fn failed(&self) -> std::io::Error {
-        locks::lock(&self.stream).queued -= 1;
-        closed()
+/// A line counted in `Stream::queued` on its way to the queue.
+struct Counted<'a> {
+    stream: &'a Mutex<Stream>,
+    queued: bool,
+}
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        if !self.queued {
+            locks::lock(self.stream).queued -= 1;
+        }
     }
 }
 
@@ -335,48 +353,5 @@ fn poll_stream<T>(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[tokio::test]
-    async fn lines_are_split_trimmed_and_bounded() {
-        let input =
-            b"\xEF\xBB\xBF{\"a\":1}\r\nthis line is far too long for the limit\nok\n".as_slice();
-        let mut reader = LineReader::new(input, 16);
-        assert_eq!(reader.next(false).await.ok(), Some(Line::Complete));
-        assert_eq!(reader.text(), b"{\"a\":1}");
-        assert_eq!(reader.next(false).await.ok(), Some(Line::TooLong));
-        assert_eq!(reader.text(), b"this line is far too long for the limit");
-        assert_eq!(reader.next(false).await.ok(), Some(Line::Complete));
-        assert_eq!(reader.text(), b"ok");
-        assert_eq!(reader.next(false).await.ok(), Some(Line::End));
-    }
-
-    /// A child reads its stdin's end when toolshelf closes it, though clones of the writer live
-    /// on (a pipe's shutdown does nothing: only closing it ends it).
-    #[tokio::test]
-    async fn a_closed_stream_ends_for_its_reader_while_clones_live() {
-        use tokio::io::AsyncReadExt;
-        let mut cat = tokio::process::Command::new("cat")
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("cat starts");
-        let (Some(stdin), Some(mut stdout)) = (cat.stdin.take(), cat.stdout.take()) else {
-            panic!("cat's pipes");
-        };
-        let writer = LineWriter::spawn(stdin);
-        let clone = writer.clone();
-        writer.send(b"a\n".to_vec()).await.expect("written");
-        writer.close().await;
-        let mut read = Vec::new();
-        let ended = tokio::time::timeout(
-            std::time::Duration::from_secs(10),
-            stdout.read_to_end(&mut read),
-        );
-        assert!(ended.await.is_ok_and(|read| read.is_ok()), "cat saw no end");
-        assert_eq!(read, b"a\n");
-        assert!(clone.send(b"b\n".to_vec()).await.is_err());
-    }
-}
+#[path = "lines_tests.rs"]
+mod tests;
