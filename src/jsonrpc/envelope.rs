@@ -84,7 +84,11 @@ struct Envelope<'a> {
     error: Option<&'a RawValue>,
 }
 
-fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<&'de RawValue>, D::Error> {
+/// A member as written, `null` included (`Some("null")`), for `deserialize_with` beside
+/// `default`: serde reads a `null` `Option` as `None`, the same as a member that is not there.
+pub(crate) fn present<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<&'de RawValue>, D::Error> {
     <&RawValue>::deserialize(deserializer).map(Some)
 }
 

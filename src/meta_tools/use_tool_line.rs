@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::{USE_TOOL, UseToolInput};
-use crate::jsonrpc::envelope::AgentId;
+use crate::jsonrpc::envelope::{AgentId, present};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -39,7 +39,8 @@ struct Params<'a> {
 struct Arguments<'a> {
     #[serde(borrow)]
     tool: Tool<'a>,
-    #[serde(borrow, default)]
+    /// `"arguments": null` is not absent arguments: the general way refuses it.
+    #[serde(borrow, default, deserialize_with = "present")]
     arguments: Option<&'a RawValue>,
 }
 
@@ -100,6 +101,7 @@ mod tests {
         );
         for left in [
             call(r#","arguments":[]"#),
+            call(r#","arguments":null"#),
             call(r#","extra":1"#),
             call(r#","arguments":{},"arguments":{}"#),
             call("").replace(r#""c""#, r#""""#),
