@@ -46,8 +46,9 @@ pub(super) struct Watch {
 }
 
 impl Watch {
-    /// A call was registered, or progress or a pause moved the deadlines: the watch looks again
-    /// if `deadline` comes before the time it will look anyway. Called under the state's lock.
+    /// A call was registered that runs out at `deadline`: the watch starts, or looks again if
+    /// that comes before the time it will look anyway. Progress and pauses only move deadlines
+    /// later, which the watch finds when it looks. Called under the state's lock.
     pub(super) fn deadline_set<S: Watched>(
         &mut self,
         state: &Weak<Mutex<S>>,
