@@ -26,7 +26,10 @@ use serde_json::value::RawValue;
 use tokio::io::AsyncRead;
 
 use super::tool_calls::{Answer, ChildProgress, FIRST_ID, ToolCalls};
-use crate::jsonrpc::lines::{self, Line, LineReader, LineWriter};
+use crate::jsonrpc::{
+    line_reader::{Line, LineReader},
+    lines::{self, LineWriter},
+};
 
 /// The largest message toolshelf reads from a child.
 pub(crate) const CHILD_MESSAGE_LIMIT: usize = 64 * 1024 * 1024;

@@ -11,6 +11,8 @@ use indexmap::IndexMap;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use crate::jsonrpc::skim;
+
 /// A tool result's discriminator on protocol 2026-07-28 and later.
 const COMPLETE: &str = "complete";
 
@@ -29,49 +31,18 @@ impl ToolResultJson {
     /// Checks the shape of a tool result: an object whose `content`, if any, is a list of
     /// objects with a string `type`, whose `isError`, if any, is a boolean, and whose
     /// `resultType`, if any, is `"complete"` (the other kinds answer requests toolshelf never
-    /// makes). Anything else comes back as it was.
+    /// makes); none of these four written twice. Anything else comes back as it was. `raw` is
+    /// valid JSON (serde_json checked it when it read the line), so it is skimmed, not decoded
+    /// again: a 1 MB text block is passed over a word at a time.
     pub(crate) fn check(raw: Box<RawValue>) -> Result<Self, Box<RawValue>> {
-        #[derive(Deserialize)]
-        struct Block<'a> {
-            #[serde(rename = "type", borrow)]
-            _kind: Cow<'a, str>,
-        }
-        #[derive(Deserialize)]
-        struct Shape<'a> {
-            #[serde(rename = "content", borrow, default)]
-            _content: Option<Vec<Block<'a>>>,
-            #[serde(rename = "isError", default)]
-            is_error: Option<bool>,
-            #[serde(rename = "resultType", borrow, default)]
-            result_type: Option<Cow<'a, str>>,
-            #[serde(rename = "structuredContent", borrow, default)]
-            structured: Option<&'a RawValue>,
-        }
-        // A struct also reads from a JSON array: require the object.
-        if !raw.get().starts_with('{') {
-            return Err(raw);
-        }
-        let Ok(shape) = serde_json::from_str::<Shape<'_>>(raw.get()) else {
-            return Err(raw);
-        };
-        let is_error = shape.is_error == Some(true);
-        let non_object_output = shape
-            .structured
-            .is_some_and(|value| !value.get().starts_with('{'));
-        let has_result_type = match shape.result_type.as_deref() {
-            None => Some(false),
-            Some(COMPLETE) => Some(true),
-            Some(_) => None,
-        };
-        drop(shape);
-        let Some(has_result_type) = has_result_type else {
+        let Some(shape) = Shape::read(raw.get()) else {
             return Err(raw);
         };
         Ok(Self {
             raw,
-            has_result_type,
-            non_object_output,
-            is_error,
+            has_result_type: shape.has_result_type,
+            non_object_output: shape.non_object_output,
+            is_error: shape.is_error,
         })
     }
 
@@ -119,6 +90,61 @@ impl ToolResultJson {
             }
         }
         Ok(())
+    }
+}
+
+/// What `check` reads of a result.
+#[derive(Default)]
+struct Shape {
+    has_result_type: bool,
+    non_object_output: bool,
+    is_error: bool,
+}
+
+impl Shape {
+    fn read(json: &str) -> Option<Self> {
+        const KEYS: [&str; 4] = ["content", "isError", "resultType", "structuredContent"];
+        let mut seen = [false; KEYS.len()];
+        let mut shape = Self::default();
+        for (key, value) in skim::members(json)? {
+            let Some(slot) = KEYS.iter().position(|known| *known == skim::unescaped(key)) else {
+                continue;
+            };
+            if std::mem::replace(&mut seen[slot], true) {
+                return None;
+            }
+            // Each of the four may be null: the same as absent.
+            if value == "null" {
+                continue;
+            }
+            match KEYS[slot] {
+                "content" => {
+                    for block in skim::elements(value)? {
+                        let mut types = skim::members(block)?
+                            .filter(|(key, _)| skim::unescaped(key) == "type")
+                            .map(|(_, kind)| skim::string(kind));
+                        if !matches!((types.next(), types.next()), (Some(Some(_)), None)) {
+                            return None;
+                        }
+                    }
+                }
+                "isError" => {
+                    shape.is_error = match value {
+                        "true" => true,
+                        "false" => false,
+                        _ => return None,
+                    };
+                }
+                "resultType" => {
+                    if skim::string(value).map(skim::unescaped).as_deref() != Some(COMPLETE) {
+                        return None;
+                    }
+                    shape.has_result_type = true;
+                }
+                _ => shape.non_object_output = !value.starts_with('{'),
+            }
+        }
+        Some(shape)
     }
 }
 
@@ -175,6 +201,8 @@ mod tests {
             r#"{"content":[],"isError":true,"structuredContent":{"a":1},"_meta":{}}"#,
             r#"{"content":[{"type":"some-future-block","x":1}]}"#,
             r#"{"resultType":"complete","content":[]}"#,
+            r#"{"content":null,"isError":null,"resultType":null,"structuredContent":null}"#,
+            r#"{ "\u0063ontent" : [ {"text":"a \"type\": [", "type" : "text"} ] , "isError" : false }"#,
         ] {
             assert!(result(good).is_ok(), "{good}");
         }
@@ -184,6 +212,13 @@ mod tests {
             r#"{"content":[{"text":"no type"}]}"#,
             r#"{"content":[],"isError":"yes"}"#,
             r#"{"resultType":"input_required","inputRequests":{}}"#,
+            r#"{"content":[["text"]]}"#,
+            r#"{"content":[{"type":"text","type":"image"}]}"#,
+            r#"{"content":[{"type":null}]}"#,
+            r#"{"content":[],"content":[]}"#,
+            r#"{"isError":true,"isError":false}"#,
+            r#"{"resultType":1}"#,
+            r#""text""#,
         ] {
             assert!(result(bad).is_err(), "{bad}");
         }

@@ -1,5 +1,6 @@
-//! Newline-delimited JSON over a byte stream, the framing of MCP's stdio transport: a bounded,
-//! cancel-safe line reader and a queued line writer, shared by the agent and child transports.
+//! Newline-delimited JSON over a byte stream, the framing of MCP's stdio transport: the writing
+//! half, a queued line writer shared by the agent and child transports (the reading half is
+//! `line_reader`).
 
 use std::{
     future::poll_fn,
@@ -10,106 +11,15 @@ use std::{
 
 use serde::Serialize;
 use tokio::{
-    io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader},
+    io::AsyncWrite,
     sync::{mpsc, oneshot},
 };
 
 use crate::locks;
 
-/// Read buffer size: a pipe holds 64 KiB, so one read can take what the writer wrote.
-const READ_BUFFER: usize = 64 * 1024;
-
-/// How much of an over-long line is kept, for the id of the request it held.
-const KEPT_HEAD: usize = 4 * 1024;
-
-/// A line buffer grown past this by a large message is given back once the message is handled,
-/// so a 70 MB message does not keep 70 MB resident for good.
+/// A batch buffer grown past this by a large message is given back once it is written, so a
+/// 70 MB message does not keep 70 MB resident for good.
 const KEPT_CAPACITY: usize = 1024 * 1024;
-
-/// What one read produced.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Line {
-    /// A whole line is in the buffer (without its newline: see `LineReader::text`).
-    Complete,
-    /// A line longer than the limit ended; its bytes were dropped but for the first few KiB
-    /// (`LineReader::text`).
-    TooLong,
-    /// The stream ended.
-    End,
-}
-
-/// Reads lines of at most `limit` bytes.
-pub(crate) struct LineReader<R> {
-    read: BufReader<R>,
-    line: Vec<u8>,
-    limit: usize,
-    /// Set while the rest of an over-long line is skipped.
-    skipping: bool,
-    /// The buffer holds a line already returned; the next read starts a new one.
-    returned: bool,
-}
-
-impl<R: AsyncRead + Unpin> LineReader<R> {
-    pub(crate) fn new(read: R, limit: usize) -> Self {
-        Self {
-            read: BufReader::with_capacity(READ_BUFFER, read),
-            line: Vec::new(),
-            limit,
-            skipping: false,
-            returned: false,
-        }
-    }
-
-    /// Reads the next line. Cancel-safe: bytes of a partial line stay buffered for the next call.
-    /// An over-long line is not kept: it is reported once it ends (or at once, with `stop_early`).
-    pub(crate) async fn next(&mut self, stop_early: bool) -> std::io::Result<Line> {
-        if std::mem::take(&mut self.returned) {
-            self.line.clear();
-            if self.line.capacity() > KEPT_CAPACITY {
-                self.line = Vec::new();
-            }
-        }
-        loop {
-            let available = self.read.fill_buf().await?;
-            if available.is_empty() {
-                return Ok(Line::End);
-            }
-            let (chunk, found) = match available.iter().position(|byte| *byte == b'\n') {
-                Some(at) => (&available[..=at], true),
-                None => (available, false),
-            };
-            let used = chunk.len();
-            if !self.skipping {
-                self.line.extend_from_slice(chunk);
-            }
-            self.read.consume(used);
-            if !self.skipping && self.line.len() > self.limit {
-                self.line.truncate(KEPT_HEAD);
-                self.skipping = true;
-                if stop_early {
-                    self.returned = true;
-                    return Ok(Line::TooLong);
-                }
-            }
-            if found {
-                self.returned = true;
-                return Ok(if std::mem::take(&mut self.skipping) {
-                    Line::TooLong
-                } else {
-                    Line::Complete
-                });
-            }
-        }
-    }
-
-    /// The last complete line, without its newline, carriage return or byte-order mark; after
-    /// `Line::TooLong`, its first few KiB.
-    pub(crate) fn text(&self) -> &[u8] {
-        let text = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
-        let text = text.strip_suffix(b"\r").unwrap_or(text);
-        text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text)
-    }
-}
 
 /// `message` as one line, newline included.
 pub(crate) fn encode(message: &impl Serialize) -> std::io::Result<Vec<u8>> {
@@ -126,6 +36,12 @@ const BATCH: usize = 64 * 1024;
 
 enum Command {
     Line(Vec<u8>),
+    /// The rest of a line whose first `written` bytes its sender wrote: kept whole rather than
+    /// moved down, a copy of nearly all of a large line.
+    Rest {
+        line: Vec<u8>,
+        written: usize,
+    },
     Close(oneshot::Sender<()>),
 }
 
@@ -212,7 +128,7 @@ impl LineWriter {
 
     /// Writes as much of `line` as the stream takes without waiting, if nothing is queued; what
     /// is left must be queued, and is counted as queued already.
-    fn write_now(&self, mut line: Vec<u8>) -> std::io::Result<Unwritten> {
+    fn write_now(&self, line: Vec<u8>) -> std::io::Result<Unwritten> {
         let mut guard = locks::lock(&self.stream);
         let stream = &mut *guard;
         let Some(write) = stream.write.as_mut().filter(|_| !stream.done) else {
@@ -230,11 +146,10 @@ impl LineWriter {
                 return Err(std::io::ErrorKind::WriteZero.into());
             }
             Poll::Ready(Ok(written)) => {
-                line.drain(..written);
                 // The rest must go before any line sent after this one: queued now, under the
                 // lock (the queue is empty, since nothing was queued).
                 stream.queued += 1;
-                return match self.queue.try_send(Command::Line(line)) {
+                return match self.queue.try_send(Command::Rest { line, written }) {
                     Ok(()) => Ok(Unwritten::None),
                     Err(_) => Err(closed()),
                 };
@@ -279,22 +194,31 @@ async fn write_lines(stream: Arc<Mutex<Stream>>, mut commands: mpsc::Receiver<Co
     while let Some(command) = commands.recv().await {
         let mut close = None;
         let mut lines = 0;
+        // Where the batch's unwritten bytes start: past what the sender of its first line wrote.
+        let mut from = 0;
         match command {
             Command::Line(line) => (batch, lines) = (line, 1),
+            Command::Rest { line, written } => (batch, lines, from) = (line, 1, written),
             Command::Close(done) => close = Some(done),
         }
-        while close.is_none() && batch.len() < BATCH {
+        while close.is_none() && batch.len() - from < BATCH {
             match commands.try_recv() {
                 Ok(Command::Line(line)) => {
                     batch.extend_from_slice(&line);
+                    lines += 1;
+                }
+                // Not after another line (a rest is queued only when nothing is), but read
+                // right if it were.
+                Ok(Command::Rest { line, written }) => {
+                    batch.extend_from_slice(line.get(written..).unwrap_or_default());
                     lines += 1;
                 }
                 Ok(Command::Close(done)) => close = Some(done),
                 Err(_) => break,
             }
         }
-        if !batch.is_empty() {
-            if let Err(error) = write_all(&stream, &batch).await {
+        if batch.len() > from {
+            if let Err(error) = write_all(&stream, &batch[from..]).await {
                 tracing::debug!(%error, "the stream cannot be written; closing it");
                 locks::lock(&stream).done = true;
                 return;

@@ -1,19 +1,5 @@
 use super::*;
 
-#[tokio::test]
-async fn lines_are_split_trimmed_and_bounded() {
-    let input =
-        b"\xEF\xBB\xBF{\"a\":1}\r\nthis line is far too long for the limit\nok\n".as_slice();
-    let mut reader = LineReader::new(input, 16);
-    assert_eq!(reader.next(false).await.ok(), Some(Line::Complete));
-    assert_eq!(reader.text(), b"{\"a\":1}");
-    assert_eq!(reader.next(false).await.ok(), Some(Line::TooLong));
-    assert_eq!(reader.text(), b"this line is far too long for the limit");
-    assert_eq!(reader.next(false).await.ok(), Some(Line::Complete));
-    assert_eq!(reader.text(), b"ok");
-    assert_eq!(reader.next(false).await.ok(), Some(Line::End));
-}
-
 /// A child reads its stdin's end when toolshelf closes it, though clones of the writer live
 /// on (a pipe's shutdown does nothing: only closing it ends it).
 #[tokio::test]

@@ -19,7 +19,7 @@ use super::{
 };
 use crate::{
     children::child_transport::{CHILD_MESSAGE_LIMIT, too_large},
-    jsonrpc::lines::LineReader,
+    jsonrpc::line_reader::LineReader,
 };
 
 pub(super) async fn run(bridge: Arc<Bridge>, mut input: LineReader<DuplexStream>) {

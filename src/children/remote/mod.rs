@@ -23,7 +23,10 @@ use super::{child_transport::CHILD_MESSAGE_LIMIT, link::Ends};
 use crate::{
     config::{RemoteServer, RemoteTransport},
     http_client::CONNECT_TIMEOUT,
-    jsonrpc::lines::{Line, LineReader, LineWriter},
+    jsonrpc::{
+        line_reader::{Line, LineReader},
+        lines::LineWriter,
+    },
     oauth::{Grant, SavedLogin},
 };
 

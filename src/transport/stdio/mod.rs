@@ -26,7 +26,8 @@ use crate::{
     flat::FlatSpec,
     jsonrpc::{
         envelope,
-        lines::{Line, LineReader, LineWriter},
+        line_reader::{Line, LineReader},
+        lines::LineWriter,
     },
     reload::Reloads,
     session::{Session, SessionState, Setup, Surface, Who},

@@ -29,7 +29,7 @@ use super::{
 };
 use crate::{
     children::child_transport::{CHILD_MESSAGE_LIMIT, too_large},
-    jsonrpc::lines::LineReader,
+    jsonrpc::line_reader::LineReader,
     locks,
 };
 
