@@ -11,7 +11,10 @@
 
 use std::{borrow::Cow, collections::HashSet};
 
-use crate::schema_check::{Violation, ViolationKind};
+use crate::{
+    jsonrpc::skim,
+    schema_check::{Violation, ViolationKind},
+};
 
 /// How deep arguments may nest, the arguments object itself being level 1. The request that
 /// carries them to a child adds three levels (the message, `params`, `arguments`' own object
@@ -99,7 +102,7 @@ impl<'a> Scan<'a> {
             if let Some(surrogate) = surrogate {
                 return Err(self.refuse(lone_surrogate("key", quoted, surrogate)));
             }
-            if self.is_duplicate(first_key, &mut large, decoded_key(key, quoted)) {
+            if self.is_duplicate(first_key, &mut large, skim::unescaped(key)) {
                 return Err(self.refuse(format!(
                     "key {} appears twice in one object, and servers keep different ones; send each key once",
                     shortened(quoted)
@@ -297,17 +300,6 @@ impl<'a> Scan<'a> {
             message,
             kind: ViolationKind::Other,
         }
-    }
-}
-
-/// A key as its object compares it: escapes decoded (`"\u0061"` and `"a"` are the same key).
-fn decoded_key<'a>(key: &'a str, quoted: &'a str) -> Cow<'a, str> {
-    if !key.contains('\\') {
-        return Cow::Borrowed(key);
-    }
-    match serde_json::from_str::<String>(quoted) {
-        Ok(decoded) => Cow::Owned(decoded),
-        Err(_) => Cow::Borrowed(key),
     }
 }
 

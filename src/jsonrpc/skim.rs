@@ -17,7 +17,8 @@ pub(crate) fn elements(json: &str) -> Option<Elements<'_>> {
     json.starts_with('[').then_some(Elements { json, at: 1 })
 }
 
-/// A key or string value as written between its quotes, with its escapes undone.
+/// A key or string value as written between its quotes, with its escapes undone (`\u0061` and
+/// `a` are the same key).
 pub(crate) fn unescaped(written: &str) -> Cow<'_, str> {
     if !written.contains('\\') {
         return Cow::Borrowed(written);
