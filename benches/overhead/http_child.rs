@@ -111,15 +111,16 @@ impl DirectHttp {
 }
 
 /// An HTTP client with Nagle off, as toolshelf's own client has it: the comparison is of the
-/// two paths, not of socket options. It drops a connection idle for 10 s: the servers close
-/// theirs after 30 s (hyper's header timeout, the fixture's) or 60 s (toolshelf's
-/// `connectionIdleTimeout`), and a request sent on a connection as its server closes it is
-/// reset. On a loaded machine a session waits that long between two rounds of the benchmark.
+/// two paths, not of socket options. It drops a connection idle for 4 s: the servers close
+/// theirs after 5 s (Node's `keepAliveTimeout`: server-everything's), 30 s (hyper's header
+/// timeout, the fixture's) or 60 s (toolshelf's `connectionIdleTimeout`), and a request sent on
+/// a connection as its server closes it is reset (seen once in CI, on server-everything's). On a
+/// loaded machine a session waits that long between two rounds of the benchmark.
 pub fn http_client() -> anyhow::Result<reqwest::Client> {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let client = reqwest::Client::builder()
         .tcp_nodelay(true)
-        .pool_idle_timeout(std::time::Duration::from_secs(10));
+        .pool_idle_timeout(std::time::Duration::from_secs(4));
     Ok(client.build()?)
 }
 
