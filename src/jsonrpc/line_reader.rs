@@ -1,8 +1,8 @@
 //! Reading newline-delimited messages, bounded and cancel-safe.
 //!
 //! Bytes are read straight into the one buffer a line is taken from (no second buffer to copy
-//! them out of: for a 1 MB result that copy was a tenth of what toolshelf spent forwarding it),
-//! and a line is found a word at a time (`memchr`).
+//! them out of: a copy of every byte of a 1 MB result), and a line is found a word at a time
+//! (`memchr`).
 
 use tokio::io::{AsyncRead, AsyncReadExt};
 
