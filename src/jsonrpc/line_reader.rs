@@ -13,9 +13,9 @@ const READ_SIZE: usize = 64 * 1024;
 /// How much of an over-long line is kept, for the id of the request it held.
 const KEPT_HEAD: usize = 4 * 1024;
 
-/// A buffer grown past this by a large message is given back once the message is handled, so
-/// a 70 MB message does not keep 70 MB resident for good.
-const KEPT_CAPACITY: usize = 1024 * 1024;
+/// A buffer (this reader's, a writer's batch) grown past this by a large message is given back
+/// once the message is handled, so a 70 MB message does not keep 70 MB resident for good.
+pub(crate) const KEPT_CAPACITY: usize = 1024 * 1024;
 
 /// What one read produced.
 #[derive(Debug, PartialEq, Eq)]

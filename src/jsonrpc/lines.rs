@@ -15,11 +15,7 @@ use tokio::{
     sync::{mpsc, oneshot},
 };
 
-use crate::locks;
-
-/// A batch buffer grown past this by a large message is given back once it is written, so a
-/// 70 MB message does not keep 70 MB resident for good.
-const KEPT_CAPACITY: usize = 1024 * 1024;
+use crate::{jsonrpc::line_reader::KEPT_CAPACITY, locks};
 
 /// `message` as one line, newline included.
 pub(crate) fn encode(message: &impl Serialize) -> std::io::Result<Vec<u8>> {
