@@ -56,12 +56,3 @@ mod suggest;
 mod tasks;
 mod toolboxes;
 pub mod transport;
-
-/// Starts preparing the config's check on a thread of its own, so that it overlaps with reading
-/// the command line, setting up the log and the runtime, and reading the config. Only speeds
-/// start-up: the check waits for it, or does it itself if the thread cannot start.
-pub fn prepare_config_check() {
-    let _ = std::thread::Builder::new()
-        .name("prepare-check".into())
-        .spawn(schema_check::prepare);
-}

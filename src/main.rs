@@ -28,7 +28,6 @@ fn main() -> ExitCode {
         toolshelf::run_process_guard(std::io::stdin().lock());
         return ExitCode::SUCCESS;
     }
-    toolshelf::prepare_config_check();
     let default_filter = match cli.command {
         Command::Check(_) | Command::Tools(_) | Command::Call(_) => CHECK_LOG_FILTER,
         _ => DEFAULT_LOG_FILTER,

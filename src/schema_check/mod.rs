@@ -149,13 +149,6 @@ impl CheckOnce {
     }
 }
 
-/// Builds what the compilation of every schema needs first and keeps: jsonschema's validator
-/// of draft 7's meta-schema, a fifth of start-up's instructions. A second thread does it while
-/// the first reads the command line and the config (`prepare_config_check`).
-pub(crate) fn prepare() {
-    let _ = compiled(&serde_json::json!({"type": "object"}));
-}
-
 /// `schema` compiled.
 ///
 /// # Panics
@@ -169,9 +162,9 @@ fn compiled(schema: &Value) -> jsonschema::Validator {
     );
     #[allow(clippy::expect_used, reason = "the schema comes from our own types")]
     jsonschema::options()
-        // Read as draft 7, whose meta-schema is cheap to build: checking a schema against
-        // 2020-12's was 8 M of the 13 M instructions of toolshelf's start-up. Our schemas
-        // use only keywords that mean the same in both (checked in debug builds).
+        // Read as draft 7: checking a schema against 2020-12's meta-schema (its validator then
+        // built at run time) was 8 M of the 13 M instructions of toolshelf's start-up. Our
+        // schemas use only keywords that mean the same in both (checked in debug builds).
         .with_draft(jsonschema::Draft::Draft7)
         .should_validate_formats(false)
         .build(schema)
