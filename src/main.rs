@@ -72,14 +72,21 @@ fn init_logging(level: Option<&str>, default_filter: &str, access_log: bool) {
 /// largest block freed (up to 32 MiB), and a heap rarely shrinks: after one 30 MB tool result
 /// toolshelf stayed 30 MB larger for good. A fixed threshold keeps every block of 1 MiB or more
 /// in its own mapping, returned to the system when freed; smaller ones are unaffected.
+///
+/// Setting it also fixes glibc's trim threshold at its default, 128 KiB: each result of a few
+/// hundred KiB was then given back when freed and faulted in anew by the next one (106 page
+/// faults for every 1 MB result forwarded, ~0.3 ms of its ~1.5 ms over the direct path). Up to
+/// 2 MiB of freed heap is kept instead, as much as a 1 MB result's buffers need.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[allow(unsafe_code)]
 fn return_large_buffers_to_the_system() {
-    const THRESHOLD: libc::c_int = 1024 * 1024;
+    const OWN_MAPPING_FROM: libc::c_int = 1024 * 1024;
+    const FREE_HEAP_KEPT: libc::c_int = 2 * 1024 * 1024;
     // SAFETY: called first thing in `main`, before any other thread exists or allocates;
-    // mallopt only sets a parameter of the allocator.
+    // mallopt only sets parameters of the allocator.
     unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, THRESHOLD);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, OWN_MAPPING_FROM);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, FREE_HEAP_KEPT);
     }
 }
 

@@ -25,7 +25,7 @@ async fn the_benchmark_runs_in_quick_mode() {
     };
     let report = measure::run(&options).await.expect("the benchmark runs");
     let targets = report["targets"].as_array().expect("targets");
-    assert_eq!(targets.len(), 23);
+    assert_eq!(targets.len(), 24);
     // Every figure is there, those of the npm servers and the HTTP child included.
     for target in targets {
         let measured = target["measured"].as_f64().expect("a number");
@@ -35,6 +35,10 @@ async fn the_benchmark_runs_in_quick_mode() {
     // The stdio floor's rows: the paired difference and each process's CPU per call.
     let floor = &report["floor"];
     assert!(floor["toolshelf_over_floor_p50_us"]["rounds"].as_u64() > Some(0));
+    for relay in ["floor", "toolshelf"] {
+        let large = floor["1MB"][relay]["proxied_us"]["p50"].as_f64();
+        assert!(large.is_some_and(|p50| p50 > 0.0), "1 MB, {relay}: {floor}");
+    }
     for process in ["floor", "floor_child", "toolshelf", "toolshelf_child"] {
         let cpu = floor["cpu_us_per_call"][process].as_f64();
         assert!(cpu.is_some_and(|cpu| cpu > 0.0), "{process}: {floor}");

@@ -4,7 +4,9 @@
 //! process start to the next on a shared machine, so toolshelf is compared with the floor as
 //! the difference of their p50s paired within each round (direct, floor and toolshelf blocks in
 //! turn), with both relays started anew for every few rounds. Each process's CPU time per call
-//! is read from the kernel's per-thread accounting (`/proc/PID/task/*/schedstat`).
+//! is read from the kernel's per-thread accounting (`/proc/PID/task/*/schedstat`). A few 1 MB
+//! results go through all three too: what a relay that only copies lines adds to a large
+//! result is the floor under the 1 MB row.
 
 use serde_json::{Value, json};
 
@@ -35,6 +37,10 @@ impl Bench<'_> {
             json!({"bench": {"mcpServers": {"fx": self.fixture_server(&[])}}}),
         )?;
         let mut samples: [Vec<Duration>; 3] = Default::default();
+        // The same three with 1 MB results, a block each per start.
+        let mut large: [Vec<Duration>; 3] = Default::default();
+        let large_per_start = self.rounds(2, 5);
+        let large_result = json!({"bytes": 1_000_000});
         let mut differences = Vec::new();
         // [floor, floor's child, toolshelf, toolshelf's child], over all counted calls.
         let mut cpu = [Usage::default(); 4];
@@ -80,6 +86,18 @@ impl Bench<'_> {
                     all.extend(block);
                 }
             }
+            timed(&mut large[0], large_per_start, || {
+                call(direct, "big", large_result.clone())
+            })
+            .await?;
+            timed(&mut large[1], large_per_start, || {
+                call(&floor.client, "big", large_result.clone())
+            })
+            .await?;
+            timed(&mut large[2], large_per_start, || {
+                use_tool(&shelf.client, "big", large_result.clone())
+            })
+            .await?;
             close(floor.client).await;
             close(shelf.client).await;
         }
@@ -90,6 +108,7 @@ impl Bench<'_> {
         let [direct, floor, shelf] = samples;
         let floor_vs_direct = compare(&direct, &floor);
         let shelf_vs_direct = compare(&direct, &shelf);
+        let [large_direct, large_floor, large_shelf] = large;
         Ok(json!({
             "floor": floor_vs_direct,
             "toolshelf": shelf_vs_direct,
@@ -104,6 +123,10 @@ impl Bench<'_> {
                 shelf_vs_direct["ratio_p99"].as_f64().unwrap_or(0.0)
                     - floor_vs_direct["ratio_p99"].as_f64().unwrap_or(0.0)
             ),
+            "1MB": {
+                "floor": compare(&large_direct, &large_floor),
+                "toolshelf": compare(&large_direct, &large_shelf),
+            },
             "cpu_us_per_call": {
                 "floor": per_call(cpu[0].cpu_ns),
                 "floor_child": per_call(cpu[1].cpu_ns),

@@ -80,6 +80,7 @@ pub const TARGET_ADDED_P50_US: f64 = 50.0;
 pub const TARGET_P99_RATIO: f64 = 1.3;
 pub const TARGET_OVER_FLOOR_P50_US: f64 = 10.0;
 pub const TARGET_P99_RATIO_OVER_FLOOR: f64 = 0.1;
+pub const TARGET_1MB_ADDED_P50_US: f64 = 500.0;
 pub const TARGET_THROUGHPUT_32: f64 = 0.8;
 pub const TARGET_IDLE_RSS_KB: u64 = 8 * 1024;
 pub const TARGET_RSS_GROWTH_KB: u64 = 2 * 1024;

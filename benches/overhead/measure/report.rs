@@ -88,6 +88,18 @@ pub fn table(report: &Value) -> String {
             cpu["toolshelf_child"]
         ),
     );
+    let large = &floor["1MB"];
+    line(
+        &mut text,
+        format!(
+            "  1 MB results: direct/floor/toolshelf p50 {} / {} / {} us: the floor adds {}, toolshelf {} (a relay that forwards whole lines pays the floor's)",
+            large["floor"]["direct_us"]["p50"],
+            large["floor"]["proxied_us"]["p50"],
+            large["toolshelf"]["proxied_us"]["p50"],
+            large["floor"]["added_p50_us"],
+            large["toolshelf"]["added_p50_us"]
+        ),
+    );
     let why = &floor["why"];
     line(
         &mut text,

@@ -46,6 +46,12 @@ pub(super) fn targets(report: &Value) -> Value {
             true
         ),
         check(
+            "1 MB text result, added p50 over direct (us)",
+            number("/payload/1MB/added_p50_us"),
+            TARGET_1MB_ADDED_P50_US,
+            true
+        ),
+        check(
             "throughput at 32 in flight, proxied / direct",
             number("/throughput/32/ratio"),
             TARGET_THROUGHPUT_32,
