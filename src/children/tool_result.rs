@@ -106,44 +106,52 @@ impl Shape {
         const KEYS: [&str; 4] = ["content", "isError", "resultType", "structuredContent"];
         let mut seen = [false; KEYS.len()];
         let mut shape = Self::default();
-        for (key, value) in skim::members(json)? {
+        skim::Cursor::new(json).object(|cursor, key| {
             let Some(slot) = KEYS.iter().position(|known| *known == skim::unescaped(key)) else {
-                continue;
+                return cursor.value().map(drop);
             };
             if std::mem::replace(&mut seen[slot], true) {
                 return None;
             }
             // Each of the four may be null: the same as absent.
-            if value == "null" {
-                continue;
+            if cursor.at_null() {
+                return cursor.value().map(drop);
             }
             match KEYS[slot] {
-                "content" => {
-                    for block in skim::elements(value)? {
-                        let mut types = skim::members(block)?
-                            .filter(|(key, _)| skim::unescaped(key) == "type")
-                            .map(|(_, kind)| skim::string(kind));
-                        if !matches!((types.next(), types.next()), (Some(Some(_)), None)) {
-                            return None;
+                "content" => cursor.array(|block| {
+                    let mut types = 0;
+                    block.object(|member, key| {
+                        let value = member.value()?;
+                        if skim::unescaped(key) == "type" {
+                            skim::string(value)?;
+                            types += 1;
                         }
-                    }
-                }
+                        Some(())
+                    })?;
+                    (types == 1).then_some(())
+                }),
                 "isError" => {
-                    shape.is_error = match value {
+                    shape.is_error = match cursor.value()? {
                         "true" => true,
                         "false" => false,
                         _ => return None,
                     };
+                    Some(())
                 }
                 "resultType" => {
+                    let value = cursor.value()?;
                     if skim::string(value).map(skim::unescaped).as_deref() != Some(COMPLETE) {
                         return None;
                     }
                     shape.has_result_type = true;
+                    Some(())
                 }
-                _ => shape.non_object_output = !value.starts_with('{'),
+                _ => {
+                    shape.non_object_output = !cursor.value()?.starts_with('{');
+                    Some(())
+                }
             }
-        }
+        })?;
         Some(shape)
     }
 }
