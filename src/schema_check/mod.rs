@@ -141,10 +141,12 @@ impl CheckOnce {
 
     /// Every violation of the schema by `value`, in document order.
     pub(crate) fn violations(&self, value: &Value) -> Vec<Violation> {
-        let validator = compiled(&trimmed::for_value(
-            &without_annotations(&self.schema),
+        // Trimmed first: what is cut is then never copied, and the config's schema is mostly
+        // descriptions of settings a config does not have.
+        let validator = compiled(&without_annotations(&trimmed::for_value(
+            &self.schema,
             value,
-        ));
+        )));
         explain::violations(&validator, &self.schema, value)
     }
 }
