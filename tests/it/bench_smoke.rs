@@ -39,6 +39,22 @@ async fn the_benchmark_runs_in_quick_mode() {
         let large = floor["1MB"][relay]["proxied_us"]["p50"].as_f64();
         assert!(large.is_some_and(|p50| p50 > 0.0), "1 MB, {relay}: {floor}");
     }
+    // The why of the spawn and HTTP rows.
+    for process in ["toolshelf", "fixture"] {
+        let faults = report["spawn"]["why"]["page_faults"][process].as_u64();
+        assert!(
+            faults.is_some_and(|faults| faults > 0),
+            "{}",
+            report["spawn"]
+        );
+    }
+    let http_why = &report["http_serve"]["over_floor"]["why"];
+    for relay in ["toolshelf", "floor"] {
+        assert!(
+            http_why["switches_per_call"][relay].as_f64().is_some(),
+            "{http_why}"
+        );
+    }
     for process in ["floor", "floor_child", "toolshelf", "toolshelf_child"] {
         let cpu = floor["cpu_us_per_call"][process].as_f64();
         assert!(cpu.is_some_and(|cpu| cpu > 0.0), "{process}: {floor}");

@@ -108,8 +108,8 @@ impl Bench<'_> {
         let floor_http = HttpServer::floor(&self.options.floor, &self.options.fixture).await?;
         let floor_fx = DirectHttp::connect(&floor_http.url, None).await?;
         let floor_pid = floor_http.pid().context("the floor has no pid")?;
-        // CPU of toolshelf and of the floor over their counted `echo` blocks, in ns.
-        let (mut shelf_cpu, mut floor_cpu) = (0, 0);
+        // How toolshelf and the floor ran over their counted `echo` blocks.
+        let (mut shelf_usage, mut floor_usage) = (Usage::default(), Usage::default());
         let mut samples: [Vec<Duration>; 7] = Default::default();
         for round in 0..=rounds {
             // Round 0 warms every path up and is not counted.
@@ -118,20 +118,20 @@ impl Bench<'_> {
                 direct_fx.call("echo", echo.clone())
             })
             .await?;
-            let before = cpu_ns(served.pid);
+            let before = Usage::of(served.pid);
             timed(&mut blocks[1], per_round, || {
                 first.call("use_tool", use_fx.clone())
             })
             .await?;
-            let shelf_took = cpu_ns(served.pid) - before;
-            let before = cpu_ns(floor_pid);
+            let shelf_took = Usage::of(served.pid).since(before);
+            let before = Usage::of(floor_pid);
             timed(&mut blocks[6], per_round, || {
                 floor_fx.call("echo", echo.clone())
             })
             .await?;
             if round > 0 {
-                floor_cpu += cpu_ns(floor_pid) - before;
-                shelf_cpu += shelf_took;
+                floor_usage.add(Usage::of(floor_pid).since(before));
+                shelf_usage.add(shelf_took);
             }
             timed(&mut blocks[2], per_round, || {
                 direct_ev.call("echo", echo.clone())
@@ -196,10 +196,8 @@ impl Bench<'_> {
         ] = samples;
         let over_floor = compare(&floor, &fx_proxied);
         let calls = fx_proxied.len().max(1) as f64;
-        let (shelf_us, floor_us) = (
-            shelf_cpu as f64 / 1000.0 / calls,
-            floor_cpu as f64 / 1000.0 / calls,
-        );
+        let per_call = |ns: u64| ns as f64 / 1000.0 / calls;
+        let (shelf_us, floor_us) = (per_call(shelf_usage.cpu_ns), per_call(floor_usage.cpu_ns));
         Ok(json!({
             "latency_fixture": compare(&fx_direct, &fx_proxied),
             "latency_everything": compare(&ev_direct, &ev_proxied),
@@ -211,6 +209,17 @@ impl Bench<'_> {
                 "added_p50_us": over_floor["added_p50_us"],
                 "cpu_us_per_call": {"toolshelf": round(shelf_us), "floor": round(floor_us)},
                 "cpu_ratio": round3(shelf_us / floor_us.max(f64::MIN_POSITIVE)),
+                // Where the CPU goes: the kernel's part, and how often each sleeps and wakes.
+                "why": {
+                    "kernel_us_per_call": {
+                        "toolshelf": round(per_call(shelf_usage.kernel_ns)),
+                        "floor": round(per_call(floor_usage.kernel_ns)),
+                    },
+                    "switches_per_call": {
+                        "toolshelf": round(shelf_usage.switches as f64 / calls),
+                        "floor": round(floor_usage.switches as f64 / calls),
+                    },
+                },
             },
             "sessions_over_floor": throughput_over_floor,
             "open_sessions": sessions_figures,

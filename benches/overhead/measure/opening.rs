@@ -98,14 +98,25 @@ impl Bench<'_> {
             json!({"bench": {"mcpServers": {"fx": self.fixture_server(&[])}}}),
         )?;
         let (mut times, mut fixture_times) = (Vec::new(), Vec::new());
+        // Why one start costs more than the other: each process's page faults and CPU time up
+        // to its `initialize` answer (read as soon as it is answered).
+        let (mut shelf_started, mut fixture_started) = (Vec::new(), Vec::new());
         for _ in 0..self.rounds(3, 20) {
             let began = Instant::now();
-            let (client, _) = self.toolshelf(&config).await?;
+            let (client, pid) = self.toolshelf(&config).await?;
             times.push(began.elapsed());
+            shelf_started.push(Started::of(pid));
             close(client).await;
             let began = Instant::now();
-            let client = self.direct(&[]).await?;
+            let mut command = tokio::process::Command::new(&self.options.fixture);
+            command.kill_on_drop(true);
+            let (transport, _) = TokioChildProcess::builder(command)
+                .stderr(Stdio::null())
+                .spawn()?;
+            let pid = transport.id().context("the fixture has no pid")?;
+            let client = ().serve(transport).await?;
             fixture_times.push(began.elapsed());
+            fixture_started.push(Started::of(pid));
             close(client).await;
         }
         let ratio = median_ms(&mut times) / median_ms(&mut fixture_times);
@@ -113,7 +124,46 @@ impl Bench<'_> {
             "initialize_ms": percentiles_ms(&mut times),
             "fixture_initialize_ms": percentiles_ms(&mut fixture_times),
             "ratio_p50": round3(ratio),
+            "why": {
+                "page_faults": {
+                    "toolshelf": Started::median(&shelf_started, |s| s.page_faults),
+                    "fixture": Started::median(&fixture_started, |s| s.page_faults),
+                },
+                "cpu_us": {
+                    "toolshelf": Started::median(&shelf_started, |s| s.cpu_us),
+                    "fixture": Started::median(&fixture_started, |s| s.cpu_us),
+                },
+            },
         }))
+    }
+}
+
+/// What a process had done by the time it answered `initialize`.
+struct Started {
+    page_faults: u64,
+    cpu_us: u64,
+}
+
+impl Started {
+    fn of(pid: u32) -> Self {
+        let page_faults = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|stat| {
+                // minflt is the 8th field after the command's closing parenthesis.
+                let (_, fields) = stat.rsplit_once(')')?;
+                fields.split_whitespace().nth(7)?.parse().ok()
+            })
+            .unwrap_or(0);
+        Self {
+            page_faults,
+            cpu_us: cpu_ns(pid) / 1000,
+        }
+    }
+
+    fn median(all: &[Started], figure: impl Fn(&Started) -> u64) -> u64 {
+        let mut figures: Vec<u64> = all.iter().map(figure).collect();
+        figures.sort_unstable();
+        figures.get(figures.len() / 2).copied().unwrap_or(0)
     }
 }
 

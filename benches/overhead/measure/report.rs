@@ -160,6 +160,21 @@ pub fn table(report: &Value) -> String {
             opened["kb_per_idle_session"]
         ),
     );
+    let over = &report["http_serve"]["over_floor"];
+    line(
+        &mut text,
+        format!(
+            "serve --http over the HTTP floor: +{} us p50; CPU us per call toolshelf {} / floor {} ({} x); why: kernel us per call toolshelf {} / floor {}, sleeps and wakes per call toolshelf {} / floor {}",
+            over["added_p50_us"],
+            over["cpu_us_per_call"]["toolshelf"],
+            over["cpu_us_per_call"]["floor"],
+            over["cpu_ratio"],
+            over["why"]["kernel_us_per_call"]["toolshelf"],
+            over["why"]["kernel_us_per_call"]["floor"],
+            over["why"]["switches_per_call"]["toolshelf"],
+            over["why"]["switches_per_call"]["floor"]
+        ),
+    );
     line(&mut text, String::new());
     line(
         &mut text,
@@ -195,13 +210,22 @@ pub fn table(report: &Value) -> String {
             memory["growth_kb"]
         ),
     );
+    let spawn = &report["spawn"];
     line(
         &mut text,
         format!(
             "spawn to initialize (ms): {}; the fixture's own: {} ({} x)",
-            report["spawn"]["initialize_ms"],
-            report["spawn"]["fixture_initialize_ms"],
-            report["spawn"]["ratio_p50"]
+            spawn["initialize_ms"], spawn["fixture_initialize_ms"], spawn["ratio_p50"]
+        ),
+    );
+    line(
+        &mut text,
+        format!(
+            "  why, by the answer: page faults toolshelf {} / fixture {}, CPU us toolshelf {} / fixture {} (the kernel's part: perf stat, docs/performance.md)",
+            spawn["why"]["page_faults"]["toolshelf"],
+            spawn["why"]["page_faults"]["fixture"],
+            spawn["why"]["cpu_us"]["toolshelf"],
+            spawn["why"]["cpu_us"]["fixture"]
         ),
     );
     let context = &report["context"];
