@@ -152,11 +152,7 @@ impl Bench<'_> {
     async fn floor_relay(&self) -> anyhow::Result<Relay> {
         let mut command = tokio::process::Command::new(&self.options.floor);
         command.arg("stdio").arg("--").arg(&self.options.fixture);
-        let (transport, _) = TokioChildProcess::builder(command)
-            .stderr(Stdio::null())
-            .spawn()?;
-        let pid = transport.id().context("the floor has no pid")?;
-        let client = ().serve(transport).await?;
+        let (client, pid) = connect(command).await?;
         Ok(Relay { client, pid })
     }
 }

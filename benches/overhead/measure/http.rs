@@ -92,7 +92,7 @@ impl Bench<'_> {
         });
 
         // Round trips, six paths in alternating blocks.
-        let stdio_direct = connect(tokio::process::Command::new(&everything)).await?;
+        let (stdio_direct, _) = connect(tokio::process::Command::new(&everything)).await?;
         let (stdio_proxied, _) = self.toolshelf(&config).await?;
         call(&stdio_proxied, "open_toolbox", open.clone()).await?;
         let direct_fx = DirectHttp::connect(&fixture_http.url, None).await?;

@@ -171,6 +171,11 @@ impl Bench<'_> {
     }
 
     async fn direct(&self, args: &[&str]) -> anyhow::Result<Client> {
+        Ok(self.direct_with_pid(args).await?.0)
+    }
+
+    /// As `direct`, with the fixture's pid.
+    async fn direct_with_pid(&self, args: &[&str]) -> anyhow::Result<(Client, u32)> {
         let mut command = tokio::process::Command::new(&self.options.fixture);
         command.args(args);
         connect(command).await
@@ -198,12 +203,7 @@ impl Bench<'_> {
             Some(cache) => command.env("XDG_CACHE_HOME", cache),
             None => command.arg("--no-cache"),
         };
-        let (transport, _) = TokioChildProcess::builder(command)
-            .stderr(Stdio::null())
-            .spawn()?;
-        let pid = transport.id().context("toolshelf has no pid")?;
-        let client = ().serve(transport).await?;
-        Ok((client, pid))
+        connect(command).await
     }
 
     /// A direct client of the fixture and a client of toolshelf with the fixture opened.
@@ -253,11 +253,13 @@ impl Bench<'_> {
     }
 }
 
-async fn connect(command: tokio::process::Command) -> anyhow::Result<Client> {
+/// `command` started and connected as an MCP client; with the process's pid.
+async fn connect(command: tokio::process::Command) -> anyhow::Result<(Client, u32)> {
     let (transport, _) = TokioChildProcess::builder(command)
         .stderr(Stdio::null())
         .spawn()?;
-    Ok(().serve(transport).await?)
+    let pid = transport.id().context("the started process has no pid")?;
+    Ok((().serve(transport).await?, pid))
 }
 
 async fn close(mut client: Client) {

@@ -108,13 +108,7 @@ impl Bench<'_> {
             shelf_started.push(Started::of(pid));
             close(client).await;
             let began = Instant::now();
-            let mut command = tokio::process::Command::new(&self.options.fixture);
-            command.kill_on_drop(true);
-            let (transport, _) = TokioChildProcess::builder(command)
-                .stderr(Stdio::null())
-                .spawn()?;
-            let pid = transport.id().context("the fixture has no pid")?;
-            let client = ().serve(transport).await?;
+            let (client, pid) = self.direct_with_pid(&[]).await?;
             fixture_times.push(began.elapsed());
             fixture_started.push(Started::of(pid));
             close(client).await;
@@ -146,16 +140,8 @@ struct Started {
 
 impl Started {
     fn of(pid: u32) -> Self {
-        let page_faults = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .ok()
-            .and_then(|stat| {
-                // minflt is the 8th field after the command's closing parenthesis.
-                let (_, fields) = stat.rsplit_once(')')?;
-                fields.split_whitespace().nth(7)?.parse().ok()
-            })
-            .unwrap_or(0);
         Self {
-            page_faults,
+            page_faults: stat_field(format!("/proc/{pid}/stat"), MINOR_FAULTS).unwrap_or(0),
             cpu_us: cpu_ns(pid) / 1000,
         }
     }

@@ -123,6 +123,17 @@ pub(super) fn cpu_ns(pid: u32) -> u64 {
         .sum()
 }
 
+/// Fields of `/proc/…/stat`, counted from the first after the command's closing parenthesis.
+pub(super) const MINOR_FAULTS: usize = 7;
+const KERNEL_TICKS: usize = 12;
+
+/// Field `index` (see `MINOR_FAULTS`) of the stat file at `path`.
+pub(super) fn stat_field(path: impl AsRef<std::path::Path>, index: usize) -> Option<u64> {
+    let stat = std::fs::read_to_string(path).ok()?;
+    let (_, fields) = stat.rsplit_once(')')?;
+    fields.split_whitespace().nth(index)?.parse().ok()
+}
+
 /// How `pid`'s threads (those alive now) have run so far: CPU ns, the part of it in the kernel
 /// (ns, at the kernel's 10 ms tick), and how often they were switched out.
 #[derive(Clone, Copy, Default)]
@@ -143,11 +154,8 @@ impl Usage {
         };
         for thread in threads.flatten() {
             let path = thread.path();
-            if let Ok(stat) = std::fs::read_to_string(path.join("stat"))
-                && let Some((_, fields)) = stat.rsplit_once(')')
-                && let Some(ticks) = fields.split_whitespace().nth(12)
-            {
-                usage.kernel_ns += ticks.parse::<u64>().unwrap_or(0) * 10_000_000;
+            if let Some(ticks) = stat_field(path.join("stat"), KERNEL_TICKS) {
+                usage.kernel_ns += ticks * 10_000_000;
             }
             if let Ok(status) = std::fs::read_to_string(path.join("status")) {
                 usage.switches += status
