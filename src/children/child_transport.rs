@@ -148,9 +148,10 @@ impl<R: AsyncRead + Send + Unpin + 'static> ChildTransport<R> {
     }
 
     /// Decodes one line for rmcp; `None` for a line that is not a message (logged) or that a
-    /// direct call took.
+    /// direct call took. The line is checked for UTF-8 once, whole, not string by string.
     fn decode(&self, text: &[u8]) -> Option<RxJsonRpcMessage<RoleClient>> {
-        if let Ok(envelope) = serde_json::from_slice::<RouteKeys<'_>>(text)
+        if let Ok(line) = std::str::from_utf8(text)
+            && let Ok(envelope) = serde_json::from_str::<RouteKeys<'_>>(line)
             && self.take_direct(&envelope)
         {
             return None;

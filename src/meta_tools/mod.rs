@@ -21,8 +21,8 @@ use crate::{
 };
 pub(crate) use open_toolbox::describe;
 use open_toolbox::{OpenToolboxArgs, Request};
-use use_tool::UseToolArgs;
 pub(crate) use use_tool::UseToolInput;
+use use_tool::{CheckedIdentifiers, UseToolArgs};
 
 pub(crate) const OPEN_TOOLBOX: &str = "open_toolbox";
 pub(crate) const USE_TOOL: &str = "use_tool";
@@ -31,6 +31,7 @@ pub(crate) const USE_TOOL: &str = "use_tool";
 pub(crate) struct MetaTools {
     open_check: SchemaCheck<OpenToolboxArgs>,
     use_check: SchemaCheck<UseToolArgs>,
+    use_checked: CheckedIdentifiers,
     tools: Vec<Tool>,
     instructions: String,
 }
@@ -74,6 +75,7 @@ impl MetaTools {
         Self {
             open_check,
             use_check,
+            use_checked: CheckedIdentifiers::new(),
             tools,
             instructions: instructions(config),
         }
@@ -104,7 +106,7 @@ impl MetaTools {
         input: UseToolInput,
         parts: CallParts<'_>,
     ) -> CallAnswer {
-        use_tool::use_tool(&self.use_check, toolboxes, input, parts)
+        use_tool::use_tool(&self.use_check, &self.use_checked, toolboxes, input, parts)
             .await
             .into()
     }

@@ -2,6 +2,8 @@
 //! checked against its schema before anything else, then resolved step by step (toolbox, open,
 //! server, tool) and forwarded; the child's result comes back unchanged.
 
+use std::{collections::HashSet, sync::Mutex};
+
 use indexmap::IndexMap;
 use rmcp::model::JsonObject;
 use schemars::JsonSchema;
@@ -12,6 +14,7 @@ use crate::{
     child_call::{self, CallFailure, CallParts, Target},
     children::ToolResultJson,
     error::{Context, ToolError},
+    locks,
     schema_check::{SchemaCheck, Violation, ViolationKind},
     toolboxes::Toolboxes,
 };
@@ -21,8 +24,15 @@ use crate::{
 /// (nesting deeper than 128 levels, a lone surrogate escape, `1e400`). The rest, the identifier,
 /// is checked against the schema, with `{}` in place of an object of arguments.
 pub(crate) struct UseToolInput {
-    checked: Result<Value, Violation>,
+    checked: Result<Identifier, Violation>,
     arguments: Option<Box<RawValue>>,
+}
+
+/// The identifier to check: the input as a JSON value, or a plain line's three strings, which
+/// become that value only when the schema has not yet judged them (`CheckedIdentifiers`).
+enum Identifier {
+    Value(Value),
+    Plain(ToolId),
 }
 
 impl UseToolInput {
@@ -31,7 +41,7 @@ impl UseToolInput {
         let Ok(members) = serde_json::from_str::<IndexMap<String, &RawValue>>(raw.get()) else {
             // Not an object: the check reports its type.
             return Self {
-                checked: readable("", raw),
+                checked: readable("", raw).map(Identifier::Value),
                 arguments: None,
             };
         };
@@ -56,37 +66,39 @@ impl UseToolInput {
             }
         }
         Self {
-            checked: Ok(Value::Object(object)),
+            checked: Ok(Identifier::Value(Value::Object(object))),
             arguments,
         }
     }
 
-    /// From an identifier and arguments read already (`use_tool_line`): what `from_raw` makes of
-    /// the same input.
+    /// From an identifier and arguments read already (`use_tool_line`): the outcome of
+    /// `from_raw` on the same input. The arguments, an object, play no part in the schema's
+    /// verdict (any object is valid there).
     pub(crate) fn from_parts(
         toolbox: &str,
         server: &str,
         name: &str,
         arguments: Option<&RawValue>,
     ) -> Self {
-        let mut tool = JsonObject::new();
-        tool.insert("toolbox".into(), toolbox.into());
-        tool.insert("server".into(), server.into());
-        tool.insert("name".into(), name.into());
-        let mut object = JsonObject::new();
-        object.insert("tool".into(), Value::Object(tool));
-        if arguments.is_some() {
-            object.insert("arguments".into(), Value::Object(JsonObject::new()));
-        }
         Self {
-            checked: Ok(Value::Object(object)),
+            checked: Ok(Identifier::Plain(ToolId {
+                toolbox: toolbox.to_owned(),
+                server: server.to_owned(),
+                name: name.to_owned(),
+            })),
             arguments: arguments.map(RawValue::to_owned),
         }
     }
 
     /// `toolbox/server/name` as far as the identifier has them (it is checked later).
     pub(crate) fn tool_named(&self) -> String {
-        let tool = self.checked.as_ref().ok().map(|input| &input["tool"]);
+        let tool = match &self.checked {
+            Ok(Identifier::Plain(tool)) => {
+                return format!("{}/{}/{}", tool.toolbox, tool.server, tool.name);
+            }
+            Ok(Identifier::Value(input)) => Some(&input["tool"]),
+            Err(_) => None,
+        };
         ["toolbox", "server", "name"]
             .map(|key| {
                 tool.and_then(|tool| tool[key].as_str())
@@ -111,7 +123,7 @@ impl UseToolInput {
             _ => None,
         };
         Self {
-            checked: Ok(Value::Object(object)),
+            checked: Ok(Identifier::Value(Value::Object(object))),
             arguments,
         }
     }
@@ -142,7 +154,7 @@ pub(crate) struct UseToolArgs {
 }
 
 /// A tool's structured identifier.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ToolId {
     /// An opened toolbox.
@@ -158,14 +170,18 @@ pub(crate) struct ToolId {
 
 pub(crate) async fn use_tool(
     check: &SchemaCheck<UseToolArgs>,
+    checked: &CheckedIdentifiers,
     toolboxes: &Toolboxes,
     input: UseToolInput,
     parts: CallParts<'_>,
 ) -> Result<ToolResultJson, CallFailure> {
-    let checked = input
+    let identifier = input
         .checked
         .map_err(|violation| ToolError::InvalidUseTool(vec![violation]))?;
-    let UseToolArgs { tool, .. } = check.check(checked).map_err(ToolError::InvalidUseTool)?;
+    let tool = match identifier {
+        Identifier::Value(value) => check.check(value).map_err(ToolError::InvalidUseTool)?.tool,
+        Identifier::Plain(tool) => checked.check(check, tool)?,
+    };
     let ToolId {
         toolbox,
         server,
@@ -194,4 +210,101 @@ pub(crate) async fn use_tool(
         ..parts
     };
     child_call::call(toolboxes, target, parts).await
+}
+
+/// The plain identifiers `use_tool`'s schema found valid. A plain line's identifier is three
+/// strings and nothing else, so the schema's verdict on it depends on those alone: each is
+/// checked once, and a call that names it again skips making the JSON value the check reads
+/// and the check itself (a seventh of the instructions of a forwarded call).
+pub(crate) struct CheckedIdentifiers {
+    valid: Mutex<HashSet<ToolId, foldhash::fast::RandomState>>,
+}
+
+/// Identifiers kept at most: far more tools than an agent calls, and a bound on what names the
+/// agent makes up can hold.
+const IDENTIFIERS_KEPT: usize = 4096;
+
+impl CheckedIdentifiers {
+    pub(crate) fn new() -> Self {
+        Self {
+            valid: Mutex::default(),
+        }
+    }
+
+    fn check(&self, schema: &SchemaCheck<UseToolArgs>, tool: ToolId) -> Result<ToolId, ToolError> {
+        if locks::lock(&self.valid).contains(&tool) {
+            return Ok(tool);
+        }
+        let mut identifier = JsonObject::new();
+        identifier.insert("toolbox".into(), tool.toolbox.as_str().into());
+        identifier.insert("server".into(), tool.server.as_str().into());
+        identifier.insert("name".into(), tool.name.as_str().into());
+        let mut input = JsonObject::new();
+        input.insert("tool".into(), Value::Object(identifier));
+        schema
+            .check(Value::Object(input))
+            .map_err(ToolError::InvalidUseTool)?;
+        let mut valid = locks::lock(&self.valid);
+        if valid.len() < IDENTIFIERS_KEPT {
+            valid.insert(tool.clone());
+        }
+        Ok(tool)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(toolbox: &str) -> ToolId {
+        ToolId {
+            toolbox: toolbox.into(),
+            server: "s".into(),
+            name: "n".into(),
+        }
+    }
+
+    #[test]
+    fn a_plain_identifier_is_judged_by_the_schema_once_and_only_a_valid_one_is_kept() {
+        let (schema, checked) = (SchemaCheck::<UseToolArgs>::new(), CheckedIdentifiers::new());
+        assert_eq!(checked.check(&schema, tool("t")).ok(), Some(tool("t")));
+        assert!(locks::lock(&checked.valid).contains(&tool("t")));
+        assert_eq!(checked.check(&schema, tool("t")).ok(), Some(tool("t")));
+        // What a plain line never holds, the schema still refuses, as the general way does.
+        let Err(ToolError::InvalidUseTool(violations)) = checked.check(&schema, tool("")) else {
+            panic!("an empty toolbox name passed");
+        };
+        let general = UseToolInput::from_raw(
+            &RawValue::from_string(r#"{"tool":{"toolbox":"","server":"s","name":"n"}}"#.into())
+                .expect("JSON"),
+        );
+        let Ok(Identifier::Value(value)) = general.checked else {
+            panic!("the general way could not read the input");
+        };
+        assert_eq!(
+            format!("{:?}", Some(violations)),
+            format!("{:?}", schema.check(value).err())
+        );
+        assert_eq!(locks::lock(&checked.valid).len(), 1);
+    }
+
+    #[test]
+    fn identifiers_kept_are_bounded() {
+        let (schema, checked) = (SchemaCheck::<UseToolArgs>::new(), CheckedIdentifiers::new());
+        for at in 0..IDENTIFIERS_KEPT + 10 {
+            assert!(checked.check(&schema, tool(&format!("t{at}"))).is_ok());
+        }
+        assert_eq!(locks::lock(&checked.valid).len(), IDENTIFIERS_KEPT);
+    }
+
+    #[test]
+    fn a_plain_input_names_its_tool_as_the_general_way_does() {
+        let plain = UseToolInput::from_parts("t", "s", "n", None);
+        let general = UseToolInput::from_raw(
+            &RawValue::from_string(r#"{"tool":{"toolbox":"t","server":"s","name":"n"}}"#.into())
+                .expect("JSON"),
+        );
+        assert_eq!(plain.tool_named(), general.tool_named());
+        assert_eq!(plain.tool_named(), "t/s/n");
+    }
 }

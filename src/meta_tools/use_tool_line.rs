@@ -4,7 +4,8 @@
 //! as a JSON value for its schema check): a third of toolshelf's instructions per call. A line
 //! this reader does not take whole (any other shape, key or type, a duplicate key, an escape)
 //! goes the general way, which gives it the same outcome; one it takes gets the outcome the
-//! general way would give, the identifier still checked against `use_tool`'s schema.
+//! general way would give, the identifier still judged by `use_tool`'s schema (once per
+//! identifier: `use_tool::CheckedIdentifiers`).
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -55,14 +56,16 @@ struct Tool<'a> {
     name: &'a str,
 }
 
-/// The id and input of the `use_tool` call `line` is, if it is a plain one.
+/// The id and input of the `use_tool` call `line` is, if it is a plain one. The line is checked
+/// for UTF-8 once, whole: read as bytes, serde_json checks each string of it on its own (a call
+/// per string, a fifth of this reader's instructions).
 pub(crate) fn read(line: &[u8]) -> Option<(AgentId, UseToolInput)> {
     let Line {
         jsonrpc,
         id,
         method,
         params,
-    } = serde_json::from_slice(line).ok()?;
+    } = serde_json::from_str(std::str::from_utf8(line).ok()?).ok()?;
     let Arguments { tool, arguments } = params.arguments;
     let plain = jsonrpc == "2.0"
         && method == "tools/call"
@@ -114,5 +117,14 @@ mod tests {
         ] {
             assert_eq!(taken(&left), None, "{left}");
         }
+        // Not UTF-8 (the tool's name a lone 0xff byte): the general way's parse error says where.
+        let broken = call("")
+            .replace(r#""name":"c""#, r#""name":"?""#)
+            .into_bytes();
+        let broken: Vec<u8> = broken
+            .into_iter()
+            .map(|b| if b == b'?' { 0xff } else { b })
+            .collect();
+        assert!(read(&broken).is_none());
     }
 }

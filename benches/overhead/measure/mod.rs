@@ -5,6 +5,7 @@
 //! through `toolshelf serve`. Direct and proxied runs alternate (ABAB…) so machine drift hits both.
 
 use std::{
+    io::Write,
     path::{Path, PathBuf},
     process::Stdio,
     time::{Duration, Instant},
@@ -138,6 +139,14 @@ pub async fn run(options: &Options) -> anyhow::Result<Value> {
         if options.runs("http_serve") {
             report["http_serve"] = bench.http_serve(bin).await?;
         }
+    } else if options.runs("http_child") || options.runs("http_serve") {
+        // Said, not left to a table of nulls: the sections need server-everything beside the
+        // fixture.
+        let _ = writeln!(
+            std::io::stderr(),
+            "http_child and http_serve not measured: they need the interop servers in \
+             target/interop (bash scripts/install-interop.sh, which cargo test runs)"
+        );
     }
     if options.runs("gateway") {
         report["gateway"] = bench.gateway().await?;

@@ -16,7 +16,7 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use http::{HeaderMap, Method, Request, Response, StatusCode, header};
+use http::{HeaderMap, HeaderName, Method, Request, Response, StatusCode, header};
 use http_body_util::{BodyExt, Either, Full, Limited};
 use hyper::body::Incoming;
 
@@ -24,7 +24,7 @@ use super::{
     Body,
     access_log::AccessEntry,
     respond,
-    session::{SESSION_ID_HEADER, Sessions},
+    session::{PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER, Sessions},
     session_streams::{DirectCallGuard, SessionStreams},
 };
 use crate::{
@@ -66,7 +66,7 @@ impl DirectPath {
                 .iter()
                 .filter_map(|allowed| {
                     let authority = http::uri::Authority::try_from(allowed.trim()).ok()?;
-                    Some((normal_host(authority.host()), authority.port_u16()))
+                    Some((bare_host(authority.host()).to_owned(), authority.port_u16()))
                 })
                 .collect(),
             sessions,
@@ -122,26 +122,26 @@ impl DirectPath {
         let admitted = !headers.contains_key(header::ORIGIN)
             && self.host_allowed(headers)
             && accepts_json_and_events(headers)
-            && single_value(headers, header::CONTENT_TYPE.as_str())
+            && single_value(headers, header::CONTENT_TYPE)
                 .is_some_and(|value| value.eq_ignore_ascii_case("application/json"))
-            && single_value(headers, header::CONTENT_LENGTH.as_str())
+            && single_value(headers, header::CONTENT_LENGTH)
                 .and_then(|length| length.parse::<u64>().ok())
                 .is_some_and(|length| length <= self.max_body)
             && headers
-                .get("mcp-protocol-version")
+                .get(PROTOCOL_VERSION_HEADER)
                 .is_none_or(|given| given.as_bytes() == version.as_str().as_bytes());
         admitted.then_some((id, state))
     }
 
     fn host_allowed(&self, headers: &HeaderMap) -> bool {
-        let Some(authority) = single_value(headers, header::HOST.as_str())
+        let Some(authority) = single_value(headers, header::HOST)
             .and_then(|host| http::uri::Authority::try_from(host).ok())
         else {
             return false;
         };
-        let (host, port) = (normal_host(authority.host()), authority.port_u16());
+        let (host, port) = (bare_host(authority.host()), authority.port_u16());
         self.hosts.iter().any(|(allowed, allowed_port)| {
-            *allowed == host && allowed_port.is_none_or(|p| Some(p) == port)
+            allowed.eq_ignore_ascii_case(host) && allowed_port.is_none_or(|p| Some(p) == port)
         })
     }
 
@@ -219,42 +219,39 @@ async fn answer(
 }
 
 /// The value of a header given once, its parameters (after `;`) left out.
-fn single_value<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+fn single_value(headers: &HeaderMap, name: HeaderName) -> Option<&str> {
     let mut values = headers.get_all(name).iter();
     let value = values.next()?.to_str().ok()?;
     if values.next().is_some() {
         return None;
     }
-    Some(
-        value
-            .split_once(';')
-            .map_or(value, |(essence, _)| essence)
-            .trim(),
-    )
+    let essence = memchr::memchr(b';', value.as_bytes()).map_or(value, |at| &value[..at]);
+    Some(essence.trim_ascii())
 }
 
 /// `Accept` lists both `application/json` and `text/event-stream`, without weights (a weighted
-/// list is rmcp's to judge).
+/// list is rmcp's to judge). One pass over each value's bytes: every request of a session has it.
 fn accepts_json_and_events(headers: &HeaderMap) -> bool {
     let (mut json, mut events) = (false, false);
     for value in headers.get_all(header::ACCEPT) {
         let Ok(value) = value.to_str() else {
             return false;
         };
-        for entry in value.split(',') {
-            if entry.contains(';') || entry.contains('"') {
-                return false;
-            }
-            let entry = entry.trim();
-            json |= entry.eq_ignore_ascii_case("application/json");
-            events |= entry.eq_ignore_ascii_case("text/event-stream");
+        if memchr::memchr2(b';', b'"', value.as_bytes()).is_some() {
+            return false;
+        }
+        for entry in value.as_bytes().split(|byte| *byte == b',') {
+            let entry = entry.trim_ascii();
+            json |= entry.eq_ignore_ascii_case(b"application/json");
+            events |= entry.eq_ignore_ascii_case(b"text/event-stream");
         }
     }
     json && events
 }
 
-fn normal_host(host: &str) -> String {
-    host.trim_matches(['[', ']']).to_ascii_lowercase()
+/// A `Host`'s name without the brackets of an IPv6 address, compared without regard to case.
+fn bare_host(host: &str) -> &str {
+    host.trim_matches(['[', ']'])
 }
 
 fn json(line: serde_json::Result<Vec<u8>>) -> Response<Body> {
@@ -267,4 +264,62 @@ fn json(line: serde_json::Result<Vec<u8>>) -> Response<Body> {
         )
     });
     respond(StatusCode::OK, Some("application/json"), line)
+}
+
+#[cfg(test)]
+mod tests {
+    use http::HeaderValue;
+
+    use super::*;
+
+    fn headers(name: HeaderName, values: &[&str]) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        for value in values {
+            headers.append(
+                name.clone(),
+                HeaderValue::from_str(value).expect("a header value"),
+            );
+        }
+        headers
+    }
+
+    #[test]
+    fn both_media_types_unweighted_are_what_this_path_takes() {
+        let accepts = |values: &[&str]| accepts_json_and_events(&headers(header::ACCEPT, values));
+        assert!(accepts(&["application/json, text/event-stream"]));
+        assert!(accepts(&["TEXT/Event-Stream,application/JSON"]));
+        assert!(accepts(&["application/json", "text/event-stream"]));
+        assert!(accepts(&[" application/json ,\ttext/event-stream , */*"]));
+        for refused in [
+            &["application/json"][..],
+            &["text/event-stream"],
+            &["application/json;q=0.9, text/event-stream"],
+            &["application/json, text/event-stream; charset=\"utf-8\""],
+            &["application/json, \"text/event-stream\""],
+            &["application/jsonx, text/event-stream"],
+            &[],
+        ] {
+            assert!(!accepts(refused), "{refused:?}");
+        }
+        let mut opaque = headers(header::ACCEPT, &["application/json, text/event-stream"]);
+        opaque.append(
+            header::ACCEPT,
+            HeaderValue::from_bytes(b"\xff").expect("a header value"),
+        );
+        assert!(!accepts_json_and_events(&opaque));
+    }
+
+    #[test]
+    fn a_single_value_is_its_essence_and_a_repeated_header_has_none() {
+        let one = headers(header::CONTENT_TYPE, &[" application/json ; charset=utf-8"]);
+        assert_eq!(
+            single_value(&one, header::CONTENT_TYPE),
+            Some("application/json")
+        );
+        let two = headers(header::CONTENT_LENGTH, &["1", "1"]);
+        assert_eq!(single_value(&two, header::CONTENT_LENGTH), None);
+        assert_eq!(single_value(&two, header::HOST), None);
+        assert_eq!(bare_host("[::1]"), "::1");
+        assert_eq!(bare_host("LocalHost"), "LocalHost");
+    }
 }

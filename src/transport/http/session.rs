@@ -12,6 +12,7 @@ use std::sync::{
 };
 
 use dashmap::DashMap;
+use http::HeaderName;
 use rmcp::{ErrorData as McpError, RoleServer, service::NotificationContext};
 
 use super::{
@@ -45,14 +46,19 @@ pub(super) struct Sessions {
     /// at shutdown.
     open: DashMap<usize, (Arc<SessionState>, Option<Caller>)>,
     /// The same, by rmcp's session id once the agent said `notifications/initialized`: what
-    /// the gate's direct path serves.
-    by_id: DashMap<Box<str>, Arc<SessionState>>,
+    /// the gate's direct path serves. The ids are rmcp's random ones, looked up at every
+    /// request: foldhash (seeded per process) rather than SipHash.
+    by_id: DashMap<Box<str>, Arc<SessionState>, foldhash::fast::RandomState>,
     /// The caller each session of `by_id` belongs to, where tokens name callers.
-    owners: DashMap<Box<str>, Caller>,
+    owners: DashMap<Box<str>, Caller, foldhash::fast::RandomState>,
 }
 
-/// The header rmcp keeps a session's id in.
-pub(super) const SESSION_ID_HEADER: &str = "mcp-session-id";
+/// The header rmcp keeps a session's id in. Header names are kept parsed: looking one up by its
+/// text parses the text first, at every request.
+pub(super) const SESSION_ID_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
+/// The header a 2025-06-18 or later client names its protocol revision in.
+pub(super) const PROTOCOL_VERSION_HEADER: HeaderName =
+    HeaderName::from_static("mcp-protocol-version");
 
 impl Sessions {
     pub(super) fn new(config: Arc<Config>, flat: Option<Arc<FlatSpec>>) -> Arc<Sessions> {
@@ -66,8 +72,8 @@ impl Sessions {
             metrics,
             views: DashMap::new(),
             open: DashMap::new(),
-            by_id: DashMap::new(),
-            owners: DashMap::new(),
+            by_id: DashMap::default(),
+            owners: DashMap::default(),
         })
     }
 

@@ -46,9 +46,13 @@ const UNREAD_ANSWER_KEPT: Duration = Duration::from_secs(60);
 /// Messages waiting for the session's service; a full inbox makes the request wait.
 const INBOX: usize = 16;
 
+/// Sessions by their id, which every request of a session looks up. The ids are rmcp's random
+/// ones, so foldhash (seeded per process) serves: a fraction of SipHash's cost.
+type ById<V> = HashMap<SessionId, V, foldhash::fast::RandomState>;
+
 /// Every session's routes, and the clock that ends idle ones.
 pub(super) struct SessionStreams {
-    sessions: RwLock<HashMap<SessionId, Arc<Session>>>,
+    sessions: RwLock<ById<Arc<Session>>>,
     idle_timeout: Duration,
 }
 
@@ -65,11 +69,11 @@ impl SessionStreams {
         streams
     }
 
-    fn sessions(&self) -> RwLockReadGuard<'_, HashMap<SessionId, Arc<Session>>> {
+    fn sessions(&self) -> RwLockReadGuard<'_, ById<Arc<Session>>> {
         locks::read(&self.sessions)
     }
 
-    fn sessions_mut(&self) -> RwLockWriteGuard<'_, HashMap<SessionId, Arc<Session>>> {
+    fn sessions_mut(&self) -> RwLockWriteGuard<'_, ById<Arc<Session>>> {
         locks::write(&self.sessions)
     }
 
