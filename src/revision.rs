@@ -1,6 +1,15 @@
 //! MCP revisions, grouped by what toolshelf does differently for them.
 
+use http::HeaderName;
 use rmcp::model::ProtocolVersion;
+
+/// The streamable HTTP transport's headers, the same for the children toolshelf calls and for
+/// `serve --http`. Kept parsed: a header looked up by its text has the text parsed first.
+/// A session's id:
+pub(crate) const SESSION_ID_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
+/// The protocol revision a 2025-06-18 or later client speaks:
+pub(crate) const PROTOCOL_VERSION_HEADER: HeaderName =
+    HeaderName::from_static("mcp-protocol-version");
 
 /// The protocol versions, as far as toolshelf serves them differently.
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use http::{Method, Request, StatusCode};
 
-use super::session::SESSION_ID_HEADER;
+use crate::revision::SESSION_ID_HEADER;
 
 /// The tracing target of access lines.
 pub(super) const TARGET: &str = "toolshelf_access";

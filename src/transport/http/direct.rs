@@ -24,11 +24,12 @@ use super::{
     Body,
     access_log::AccessEntry,
     respond,
-    session::{PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER, Sessions},
+    session::Sessions,
     session_streams::{DirectCallGuard, SessionStreams},
 };
 use crate::{
     jsonrpc::envelope::{self, AgentId, Incoming as Message},
+    revision::{PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER},
     session::{
         SessionState,
         door::Request as DoorRequest,

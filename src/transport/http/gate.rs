@@ -11,7 +11,7 @@ use super::{
     challenge,
     connection::Connections,
     direct::{DirectPath, Routed},
-    session::{self, Sessions},
+    session::Sessions,
     session_streams::SessionStreams,
 };
 use bytes::Bytes;
@@ -20,7 +20,7 @@ use http_body_util::{BodyExt, Full, combinators::BoxBody};
 use hyper::body::Incoming;
 use rmcp::transport::StreamableHttpService;
 
-use crate::resource_server::ResourceServer;
+use crate::{resource_server::ResourceServer, revision::SESSION_ID_HEADER};
 
 pub(super) type Body = BoxBody<Bytes, Infallible>;
 
@@ -82,7 +82,7 @@ impl Gate {
                 entry.caller = Some(caller.name.clone());
             }
             // A session belongs to the caller that began it: to another, it does not exist.
-            let session = request.headers().get(session::SESSION_ID_HEADER);
+            let session = request.headers().get(SESSION_ID_HEADER);
             let id = session.and_then(|id| id.to_str().ok());
             if id.is_some_and(|id| self.sessions.is_foreign(id, &caller)) {
                 return match request.method() == Method::DELETE {
@@ -118,7 +118,7 @@ impl Gate {
     async fn end_session(&self, request: Request<Incoming>) -> Response<Body> {
         let known = request
             .headers()
-            .get(session::SESSION_ID_HEADER)
+            .get(SESSION_ID_HEADER)
             .and_then(|id| id.to_str().ok())
             .map(|id| self.streams.knows(id));
         let response = explained(self.mcp.handle(request).await).await;

@@ -12,7 +12,6 @@ use std::sync::{
 };
 
 use dashmap::DashMap;
-use http::HeaderName;
 use rmcp::{ErrorData as McpError, RoleServer, service::NotificationContext};
 
 use super::{
@@ -24,6 +23,7 @@ use crate::{
     flat::FlatSpec,
     locks,
     metrics::Metrics,
+    revision::SESSION_ID_HEADER,
     session::{CallBudget, LIMIT_REACHED, Session, SessionState, Setup, SharedChildren, Who},
 };
 
@@ -52,13 +52,6 @@ pub(super) struct Sessions {
     /// The caller each session of `by_id` belongs to, where tokens name callers.
     owners: DashMap<Box<str>, Caller, foldhash::fast::RandomState>,
 }
-
-/// The header rmcp keeps a session's id in. Header names are kept parsed: looking one up by its
-/// text parses the text first, at every request.
-pub(super) const SESSION_ID_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
-/// The header a 2025-06-18 or later client names its protocol revision in.
-pub(super) const PROTOCOL_VERSION_HEADER: HeaderName =
-    HeaderName::from_static("mcp-protocol-version");
 
 impl Sessions {
     pub(super) fn new(config: Arc<Config>, flat: Option<Arc<FlatSpec>>) -> Arc<Sessions> {

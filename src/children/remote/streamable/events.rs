@@ -119,7 +119,7 @@ impl Streamable {
         let mut retry = None;
         loop {
             let (headers, generation) = self.headers(None);
-            let had_session = headers.contains_key(SESSION_ID);
+            let had_session = headers.contains_key(SESSION_ID_HEADER);
             let Some(response) = self.get_stream(last_id.as_deref()).await else {
                 return;
             };

@@ -31,10 +31,9 @@ use crate::{
     children::child_transport::{CHILD_MESSAGE_LIMIT, too_large},
     jsonrpc::line_reader::LineReader,
     locks,
+    revision::{PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER},
 };
 
-const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
-const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
 const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
 const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
 const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
@@ -109,10 +108,10 @@ impl Streamable {
         let session = self.lock();
         let mut headers = HeaderMap::new();
         if let Some(id) = &session.id {
-            headers.insert(SESSION_ID, id.clone());
+            headers.insert(SESSION_ID_HEADER, id.clone());
         }
         if let Some(protocol) = &session.protocol {
-            headers.insert(PROTOCOL_VERSION, protocol.clone());
+            headers.insert(PROTOCOL_VERSION_HEADER, protocol.clone());
             if protocol == HEADERS_REVISION
                 && let Some(outgoing) = outgoing
             {
@@ -142,7 +141,7 @@ impl Streamable {
         let mut renewed = false;
         loop {
             let (headers, generation) = self.headers(Some(&outgoing));
-            let had_session = headers.contains_key(SESSION_ID);
+            let had_session = headers.contains_key(SESSION_ID_HEADER);
             let sent = self.send_post(headers, outgoing.body.clone()).await;
             // A lost connection fails every call through the end of the child's stream.
             let Some(response) = sent else { return };
@@ -221,7 +220,7 @@ impl Streamable {
     }
 
     fn keep_session(&self, headers: &HeaderMap) {
-        if let Some(id) = headers.get(SESSION_ID) {
+        if let Some(id) = headers.get(SESSION_ID_HEADER) {
             self.lock().id = Some(id.clone());
         }
     }
@@ -324,7 +323,7 @@ impl Streamable {
     /// Ends the session at the server, if it keeps one (best effort).
     async fn close(&self) {
         let (headers, _) = self.headers(None);
-        if !headers.contains_key(SESSION_ID) {
+        if !headers.contains_key(SESSION_ID_HEADER) {
             return;
         }
         let request = self
