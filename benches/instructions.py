@@ -2,18 +2,24 @@
 not move: from its start to its first `initialize` answer, and per `use_tool` call of the
 fixture's `echo` on stdio (callgrind's total for N calls minus its total for none, over N).
 Only toolshelf is counted, not its child. Beside them, the same per call for the stdio floor
-(`toolshelf-floor stdio`, next to TOOLSHELF), which copies lines and parses nothing.
+(`toolshelf-floor stdio`, next to TOOLSHELF), which copies lines and parses nothing, and per
+call of one session over `toolshelf serve --http` (with a token, one keep-alive connection of
+Python's `http.client`; N calls minus none, as on stdio).
 
 Usage: python3 benches/instructions.py [TOOLSHELF [FIXTURE [N]]]
 (default: target/release/toolshelf, target/release/toolshelf-fixture, 2000). Prints JSON.
 Compare two builds by giving each's TOOLSHELF in turn.
 """
 
+import http.client
 import json
 import os
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import time
 
 toolshelf = sys.argv[1] if len(sys.argv) > 1 else "target/release/toolshelf"
 fixture = sys.argv[2] if len(sys.argv) > 2 else "target/release/toolshelf-fixture"
@@ -60,6 +66,52 @@ floor = [os.path.join(os.path.dirname(toolshelf), "toolshelf-floor"), "stdio", "
 direct_echo = lambda id: {"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "echo", "arguments": {}}}
 floor_base = counted(opened[:2], floor)
 floor_loaded = counted(opened[:2] + [direct_echo(2 + i) for i in range(calls)], floor)
+
+
+def counted_http(count):
+    """callgrind's instruction total for a `toolshelf serve --http` that opens the toolbox in one
+    session and is called `count` times in it, then stopped by SIGINT."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    out = os.path.join(folder, f"callgrind.http.{count}")
+    process = subprocess.Popen(
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", toolshelf, "serve",
+         "--config", config, "--no-cache", "--http", f"127.0.0.1:{port}"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env={**os.environ, "RUST_LOG": "error", "TOOLSHELF_TOKEN": "callgrind"})
+    headers = {"Authorization": "Bearer callgrind", "Content-Type": "application/json",
+               "Accept": "application/json, text/event-stream"}
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+
+    def post(message):
+        connection.request("POST", "/mcp", json.dumps(message), headers)
+        answer = connection.getresponse()
+        body = answer.read()
+        assert answer.status in (200, 202), (answer.status, body)
+        return answer
+
+    for _ in range(600):
+        try:
+            answer = post(INITIALIZE)
+            break
+        except (ConnectionError, OSError):
+            connection.close()
+            time.sleep(0.05)
+    headers["Mcp-Session-Id"] = answer.getheader("Mcp-Session-Id")
+    headers["MCP-Protocol-Version"] = INITIALIZE["params"]["protocolVersion"]
+    for message in opened[1:] + [echo(2 + i) for i in range(count)]:
+        post(message)
+    connection.close()
+    process.send_signal(signal.SIGINT)
+    process.wait()
+    with open(out) as file:
+        return next(int(line.split()[1]) for line in file if line.startswith(("summary:", "totals:")))
+
+
+http_base = counted_http(0)
+http_loaded = counted_http(calls)
 print(json.dumps({"toolshelf": toolshelf, "to_first_initialize_answer": start,
                   "calls": calls, "per_echo_call": round((loaded - base) / calls),
-                  "floor_per_echo_call": round((floor_loaded - floor_base) / calls)}))
+                  "floor_per_echo_call": round((floor_loaded - floor_base) / calls),
+                  "http_per_echo_call": round((http_loaded - http_base) / calls)}))

@@ -3,7 +3,12 @@
 //! children running, sessions open and HTTP connections open. Only `serve --http` records: on
 //! stdio there is nobody to scrape, and the call path carries no `Metrics` at all.
 
-use std::{fmt::Write, time::Duration};
+use std::{
+    collections::HashMap,
+    fmt::Write,
+    sync::{OnceLock, RwLock},
+    time::Duration,
+};
 
 use prometheus_client::{
     encoding::{EncodeLabelSet, EncodeLabelValue, LabelValueEncoder},
@@ -53,6 +58,7 @@ struct ServerLabels {
 
 pub(crate) struct Metrics {
     registry: Registry,
+    handles: Handles,
     calls: Family<CallLabels, Counter>,
     caller_calls: Family<CallerLabels, Counter>,
     latency: Family<ServerLabels, Histogram>,
@@ -118,6 +124,7 @@ impl Default for Metrics {
         Self {
             connections,
             registry,
+            handles: Handles::default(),
             calls,
             caller_calls,
             latency,
@@ -139,24 +146,34 @@ impl Metrics {
         took: Duration,
     ) {
         if let Some(caller) = caller {
-            let labels = CallerLabels {
-                caller: caller.to_owned(),
-            };
-            self.caller_calls.get_or_create(&labels).inc();
+            self.handles.caller(caller, |name| {
+                self.caller_calls
+                    .get_or_create(&CallerLabels {
+                        caller: name.to_owned(),
+                    })
+                    .clone()
+            });
         }
-        let labels = CallLabels {
-            toolbox: toolbox.to_owned(),
-            server: server.to_owned(),
-            outcome,
-        };
-        self.calls.get_or_create(&labels).inc();
-        let labels = ServerLabels {
-            toolbox: labels.toolbox,
-            server: labels.server,
-        };
-        self.latency
-            .get_or_create(&labels)
-            .observe(took.as_secs_f64());
+        self.handles.server(toolbox, server, |handles| {
+            handles.outcomes[outcome as usize]
+                .get_or_init(|| {
+                    let labels = CallLabels {
+                        toolbox: toolbox.to_owned(),
+                        server: server.to_owned(),
+                        outcome,
+                    };
+                    self.calls.get_or_create(&labels).clone()
+                })
+                .inc();
+            handles
+                .latency
+                .get_or_init(|| {
+                    self.latency
+                        .get_or_create(&server_labels(toolbox, server))
+                        .clone()
+                })
+                .observe(took.as_secs_f64());
+        });
     }
 
     pub(crate) fn started(&self, toolbox: &str, server: &str) {
@@ -191,5 +208,116 @@ fn server_labels(toolbox: &str, server: &str) -> ServerLabels {
     ServerLabels {
         toolbox: toolbox.to_owned(),
         server: server.to_owned(),
+    }
+}
+
+/// Each server's call counters and histogram, and each caller's counter, once a call made them:
+/// a family finds a label set by its owned strings (three allocations a call) hashed with
+/// SipHash, where these are found by the names the call has. A family never drops a label set,
+/// so a handle kept here stays the one it exports.
+#[derive(Default)]
+struct Handles {
+    servers: RwLock<Named<Named<ServerHandles>>>,
+    callers: RwLock<Named<Counter>>,
+}
+
+type Named<V> = HashMap<Box<str>, V, foldhash::fast::RandomState>;
+
+/// One server's handles, each made by the first call that needs it (as the family would).
+#[derive(Default)]
+struct ServerHandles {
+    /// By `CallEnd`'s order.
+    outcomes: [OnceLock<Counter>; 3],
+    latency: OnceLock<Histogram>,
+}
+
+impl Handles {
+    fn server(&self, toolbox: &str, server: &str, use_them: impl FnOnce(&ServerHandles)) {
+        if let Ok(servers) = self.servers.read()
+            && let Some(handles) = servers.get(toolbox).and_then(|named| named.get(server))
+        {
+            return use_them(handles);
+        }
+        let mut servers = self
+            .servers
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let handles = servers
+            .entry(toolbox.into())
+            .or_default()
+            .entry(server.into())
+            .or_default();
+        use_them(handles);
+    }
+
+    fn caller(&self, caller: &str, made: impl FnOnce(&str) -> Counter) {
+        if let Ok(callers) = self.callers.read()
+            && let Some(counter) = callers.get(caller)
+        {
+            counter.inc();
+            return;
+        }
+        let mut callers = self
+            .callers
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        callers
+            .entry(caller.into())
+            .or_insert_with(|| made(caller))
+            .inc();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The scrape's lines that start with `name`.
+    fn lines<'t>(text: &'t str, name: &str) -> Vec<&'t str> {
+        text.lines().filter(|line| line.starts_with(name)).collect()
+    }
+
+    #[test]
+    fn kept_handles_count_in_the_families_they_came_from() {
+        let metrics = Metrics::default();
+        let took = Duration::from_micros(300);
+        for _ in 0..3 {
+            metrics.call(Some("alice"), ("dev", "fx"), CallEnd::Ok, took);
+        }
+        metrics.call(Some("bob"), ("dev", "fx"), CallEnd::ToolError, took);
+        metrics.call(None, ("ops", "fx"), CallEnd::Failed, took);
+        let text = metrics.scrape(0, 0, 0);
+        let mut calls = lines(&text, "toolshelf_calls_total");
+        calls.sort_unstable();
+        assert_eq!(
+            calls,
+            [
+                r#"toolshelf_calls_total{toolbox="dev",server="fx",outcome="ok"} 3"#,
+                r#"toolshelf_calls_total{toolbox="dev",server="fx",outcome="tool_error"} 1"#,
+                r#"toolshelf_calls_total{toolbox="ops",server="fx",outcome="failed"} 1"#,
+            ],
+            "{text}"
+        );
+        let mut callers = lines(&text, "toolshelf_caller_calls_total");
+        callers.sort_unstable();
+        assert_eq!(
+            callers,
+            [
+                r#"toolshelf_caller_calls_total{caller="alice"} 3"#,
+                r#"toolshelf_caller_calls_total{caller="bob"} 1"#,
+            ],
+            "{text}"
+        );
+        let counts = lines(&text, "toolshelf_call_duration_seconds_count");
+        assert!(
+            counts
+                .contains(&r#"toolshelf_call_duration_seconds_count{toolbox="dev",server="fx"} 4"#),
+            "{text}"
+        );
+        assert!(
+            counts
+                .contains(&r#"toolshelf_call_duration_seconds_count{toolbox="ops",server="fx"} 1"#),
+            "{text}"
+        );
     }
 }

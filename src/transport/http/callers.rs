@@ -41,9 +41,9 @@ impl PartialEq for Caller {
 pub(super) type ViewKey = (Arc<str>, Option<(String, Vec<String>, Vec<String>)>);
 
 impl Caller {
-    pub(super) fn token(name: &str) -> Caller {
+    pub(super) fn token(name: &Arc<str>) -> Caller {
         Caller {
-            name: name.into(),
+            name: name.clone(),
             claims: None,
         }
     }
@@ -96,7 +96,8 @@ impl Caller {
 /// The named tokens `serve --http` admits.
 #[derive(Clone)]
 pub struct Callers {
-    named: Vec<(String, Vec<u8>)>,
+    /// Names shared with each request's `Caller`, not copied for it.
+    named: Vec<(Arc<str>, Vec<u8>)>,
 }
 
 impl std::fmt::Debug for Callers {
@@ -137,16 +138,20 @@ impl Callers {
         if !problems.is_empty() {
             return Err(problems.join("\n"));
         }
+        let named = named
+            .into_iter()
+            .map(|(name, token)| (Arc::from(name), token))
+            .collect::<Vec<_>>();
         Ok((!named.is_empty()).then_some(Callers { named }))
     }
 
     /// The caller whose token `given` is, if any.
-    pub(super) fn identify(&self, given: &[u8]) -> Option<&str> {
+    pub(super) fn identify(&self, given: &[u8]) -> Option<&Arc<str>> {
         let mut found = None;
         // Every token is compared, so the time taken says nothing of which matched.
         for (name, token) in &self.named {
             if bool::from(given.ct_eq(token)) {
-                found = Some(name.as_str());
+                found = Some(name);
             }
         }
         found
@@ -154,7 +159,7 @@ impl Callers {
 
     /// The callers' names, in the order they were read.
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.named.iter().map(|(name, _)| name.as_str())
+        self.named.iter().map(|(name, _)| &**name)
     }
 }
 
@@ -267,10 +272,16 @@ mod tests {
             callers.names().collect::<Vec<_>>(),
             ["default", "alice", "bob"]
         );
-        assert_eq!(callers.identify(b"alice-token"), Some("alice"));
-        assert_eq!(callers.identify(b"shared"), Some("default"));
-        assert_eq!(callers.identify(b"alice-toke"), None);
-        assert_eq!(callers.identify(b""), None);
+        assert_eq!(
+            callers.identify(b"alice-token").map(|name| &**name),
+            Some("alice")
+        );
+        assert_eq!(
+            callers.identify(b"shared").map(|name| &**name),
+            Some("default")
+        );
+        assert_eq!(callers.identify(b"alice-toke").map(|name| &**name), None);
+        assert_eq!(callers.identify(b"").map(|name| &**name), None);
         assert!(!format!("{callers:?}").contains("token"));
     }
 

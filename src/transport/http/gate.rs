@@ -90,20 +90,29 @@ impl Gate {
                     false => text(StatusCode::NOT_FOUND, "Not Found: Session not found"),
                 };
             }
-            request_caller = Some(caller.clone());
-            request.extensions_mut().insert(caller);
+            request_caller = Some(caller);
         }
+        // rmcp's handlers read the caller from the request; the direct path has the session's.
+        let for_rmcp = |extensions: &mut http::Extensions, caller: &Option<Caller>| {
+            if let Some(caller) = caller {
+                extensions.insert(caller.clone());
+            }
+        };
         match request.uri().path() {
             "/metrics" => respond(
                 StatusCode::OK,
                 Some("application/openmetrics-text; version=1.0.0; charset=utf-8"),
                 self.sessions.metrics(self.connections.open()),
             ),
-            _ if request.method() == Method::DELETE => self.end_session(request).await,
+            _ if request.method() == Method::DELETE => {
+                for_rmcp(request.extensions_mut(), &request_caller);
+                self.end_session(request).await
+            }
             _ => match self.direct.route(request, access).await {
                 Routed::Answered(response) => response,
                 // rmcp makes the session's handler inside `handle`, for this caller's view.
-                Routed::Passed(request) => {
+                Routed::Passed(mut request) => {
+                    for_rmcp(request.extensions_mut(), &request_caller);
                     let handled = REQUEST_CALLER.scope(request_caller, self.mcp.handle(request));
                     explained(handled.await).await
                 }
