@@ -16,6 +16,8 @@ use prometheus_client::{
     registry::Registry,
 };
 
+use crate::locks;
+
 /// How a call ended.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
 pub(crate) enum CallEnd {
@@ -233,15 +235,13 @@ struct ServerHandles {
 
 impl Handles {
     fn server(&self, toolbox: &str, server: &str, use_them: impl FnOnce(&ServerHandles)) {
-        if let Ok(servers) = self.servers.read()
-            && let Some(handles) = servers.get(toolbox).and_then(|named| named.get(server))
+        if let Some(handles) = locks::read(&self.servers)
+            .get(toolbox)
+            .and_then(|named| named.get(server))
         {
             return use_them(handles);
         }
-        let mut servers = self
-            .servers
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut servers = locks::write(&self.servers);
         let handles = servers
             .entry(toolbox.into())
             .or_default()
@@ -251,17 +251,11 @@ impl Handles {
     }
 
     fn caller(&self, caller: &str, made: impl FnOnce(&str) -> Counter) {
-        if let Ok(callers) = self.callers.read()
-            && let Some(counter) = callers.get(caller)
-        {
+        if let Some(counter) = locks::read(&self.callers).get(caller) {
             counter.inc();
             return;
         }
-        let mut callers = self
-            .callers
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        callers
+        locks::write(&self.callers)
             .entry(caller.into())
             .or_insert_with(|| made(caller))
             .inc();
