@@ -224,7 +224,11 @@ async fn flat_mode_lists_routes_and_answers_with_the_flat_naming_errors() {
     flat.try_call("fs:notify_list_changed", json!({}))
         .await
         .expect("a result");
-    std::fs::write(&extra, "first_extra\n").expect("write");
+    // Replaced whole (a rename): the re-list the first announcement started may read the file
+    // at any moment, and a file caught truncated by the write would be a change of its own.
+    let staged = extra.with_extension("new");
+    std::fs::write(&staged, "first_extra\n").expect("write");
+    std::fs::rename(&staged, &extra).expect("rename");
     flat.try_call("fs:notify_list_changed", json!({}))
         .await
         .expect("a result");
