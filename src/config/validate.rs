@@ -27,23 +27,17 @@ use super::{
 };
 use crate::schema_check::{CheckOnce, Violation};
 
-/// The config's schema as `toolshelf schema` prints it, kept in the binary: deriving it from
-/// the types (schemars) was a fifth of start-up's instructions, reading it is a tenth of that.
-/// A unit test fails when it differs from what the types derive.
-const SCHEMA: &str = include_str!("schema.json");
+/// The config's schema as it is checked: what `toolshelf schema` prints, without its
+/// annotations and `$schema`, on one line, kept in the binary. Deriving the schema from the
+/// types (schemars) was a fifth of start-up's instructions, and building the whole of it as a
+/// `Value` a third (descriptions are four fifths of its text); of this text only the parts a
+/// config has are built (`CheckOnce`). The whole schema is derived only for a config with
+/// problems, whose descriptions word some messages. A unit test fails when this file differs
+/// from what the types derive.
+const CHECKED_SCHEMA: &str = include_str!("checked_schema.json");
 
-static CHECK: LazyLock<CheckOnce> = LazyLock::new(|| {
-    let mut schema: Value = match serde_json::from_str(SCHEMA) {
-        Ok(schema) => schema,
-        // Only a schema.json that is not JSON: the unit test below fails on that first.
-        Err(_) => super::json_schema(),
-    };
-    if let Some(schema) = schema.as_object_mut() {
-        // Checked as draft 7 (`schema_check`), which this key would contradict.
-        schema.shift_remove("$schema");
-    }
-    CheckOnce::new(schema)
-});
+static CHECK: LazyLock<CheckOnce> =
+    LazyLock::new(|| CheckOnce::new(CHECKED_SCHEMA, super::json_schema));
 
 /// `file` is the config's own path, named in the `toolshelf login` command of messages.
 pub(super) fn parse(
@@ -351,14 +345,36 @@ fn overrides(
 
 #[cfg(test)]
 mod schema_file_tests {
+    use std::path::Path;
+
+    /// The config's schema as checked, derived from the types.
+    fn checked_schema() -> serde_json::Value {
+        let mut schema = crate::schema_check::without_annotations(&super::super::json_schema());
+        if let Some(schema) = schema.as_object_mut() {
+            // Checked as draft 7 (`schema_check`), which this key would contradict.
+            schema.shift_remove("$schema");
+        }
+        schema
+    }
+
     /// The schema kept in the binary is what the types derive. If this fails, a type of the
-    /// config changed: run `cargo run -- schema > src/config/schema.json`.
+    /// config changed: `TOOLSHELF_WRITE_SCHEMA=1 cargo test --lib schema_file_tests` writes
+    /// the file anew.
     #[test]
     fn the_kept_schema_is_what_the_types_derive() {
-        let kept: serde_json::Value = serde_json::from_str(super::SCHEMA).expect("JSON");
+        let derived = checked_schema();
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/config/checked_schema.json");
+        if std::env::var_os("TOOLSHELF_WRITE_SCHEMA").is_some() {
+            // One line: start-up scans it, and indentation was two thirds of the pretty form.
+            let text = serde_json::to_string(&derived).expect("JSON") + "\n";
+            std::fs::write(&file, text).expect("the schema file written");
+            // The binary under test holds the file as it was; the next build checks the new one.
+            return;
+        }
+        let kept: serde_json::Value = serde_json::from_str(super::CHECKED_SCHEMA).expect("JSON");
         assert!(
-            kept == super::super::json_schema(),
-            "src/config/schema.json is out of date: run `cargo run -- schema > src/config/schema.json`"
+            kept == derived,
+            "src/config/checked_schema.json is out of date: run `TOOLSHELF_WRITE_SCHEMA=1 cargo test --lib schema_file_tests`"
         );
     }
 }

@@ -25,6 +25,7 @@ pub(crate) fn string(value: &str) -> Option<&str> {
 /// passed over where it is: a value inside another is not passed over twice (once to find
 /// where its container ends, once more when it is read), which for a 1 MB text block in a tool
 /// result was three scans of the megabyte.
+#[derive(Clone)]
 pub(crate) struct Cursor<'a> {
     json: &'a str,
     at: usize,

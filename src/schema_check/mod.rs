@@ -13,11 +13,13 @@ use serde_json::Value;
 
 mod draft7;
 mod explain;
+mod patterns;
 mod trimmed;
 
 use draft7::keywords_outside_draft7;
 pub(crate) use explain::json_type;
-use trimmed::without_annotations;
+pub(crate) use patterns::is_name;
+pub(crate) use trimmed::without_annotations;
 
 /// The pattern every toolbox and server name must match. The config's names, tags and aliases
 /// are checked against these three, and their violations are explained in words.
@@ -131,23 +133,30 @@ impl<T: JsonSchema + DeserializeOwned> SchemaCheck<T> {
 /// A schema that checks each value once, compiled for that value alone
 /// (`trimmed::for_value`): for a large schema and a small value, such as the config's.
 pub(crate) struct CheckOnce {
-    schema: Value,
+    /// The schema's text without its annotations (`without_annotations`): all a check reads.
+    checked: &'static str,
+    /// The whole schema, annotations included, which only messages read (an `anyOf`'s
+    /// description): made only when a value has violations.
+    annotated: fn() -> Value,
 }
 
 impl CheckOnce {
-    pub(crate) fn new(schema: Value) -> Self {
-        Self { schema }
+    /// `checked` must be `annotated()` without its annotations: a violation's schema path is
+    /// looked up in the annotated one.
+    pub(crate) fn new(checked: &'static str, annotated: fn() -> Value) -> Self {
+        Self { checked, annotated }
     }
 
     /// Every violation of the schema by `value`, in document order.
     pub(crate) fn violations(&self, value: &Value) -> Vec<Violation> {
-        // Trimmed first: what is cut is then never copied, and the config's schema is mostly
-        // descriptions of settings a config does not have.
-        let validator = compiled(&without_annotations(&trimmed::for_value(
-            &self.schema,
-            value,
-        )));
-        explain::violations(&validator, &self.schema, value)
+        let schema = trimmed::for_value(self.checked, value)
+            // Only text that is not JSON, which a unit test of each such text rules out.
+            .unwrap_or_else(|| without_annotations(&(self.annotated)()));
+        let validator = compiled(&schema);
+        if validator.is_valid(value) {
+            return Vec::new();
+        }
+        explain::violations(&validator, &(self.annotated)(), value)
     }
 }
 

@@ -6,11 +6,14 @@
 
 use serde_json::{Map, Value};
 
+use super::patterns;
+use crate::jsonrpc::skim::Cursor;
+
 /// What a schema says for people and editors only; no validator reads it.
 const ANNOTATIONS: &[&str] = &["description", "title", "default", "examples"];
 
 /// `schema` without its annotations.
-pub(super) fn without_annotations(schema: &Value) -> Value {
+pub(crate) fn without_annotations(schema: &Value) -> Value {
     let Value::Object(map) = schema else {
         return match schema {
             Value::Array(items) => Value::Array(items.iter().map(without_annotations).collect()),
@@ -38,64 +41,153 @@ pub(super) fn without_annotations(schema: &Value) -> Value {
     Value::Object(kept.collect())
 }
 
-/// The parts of `schema` that can apply to `value`: every subschema under `properties` that
-/// names a member `value` does not have at that place is left out. Such a subschema is never
-/// applied, and `additionalProperties` reads only the names under `properties`, which no member
-/// of `value` then has either; `required` stays. Subschemas of `additionalProperties` and
-/// `items` are cut to what any of the members or items they apply to has.
-pub(super) fn for_value(schema: &Value, value: &Value) -> Value {
-    for_values(schema, &[value])
+/// The parts of `schema` (JSON text) that can apply to `value`: every subschema under
+/// `properties` that names a member `value` does not have at that place is left out. Such a
+/// subschema is never applied, and `additionalProperties` reads only the names under
+/// `properties`, which no member of `value` then has either; `required` stays. Subschemas of
+/// `additionalProperties` and `items` are cut to what any of the members or items they apply to
+/// has, and a pattern that every string it applies to matches is cut (`patterns`). Read from
+/// the text in one pass (`skim`), a part built only once it is kept: building all of the
+/// config's schema was a quarter of start-up's instructions, mostly allocations. `None` when
+/// `schema` is not JSON.
+pub(super) fn for_value(schema: &str, value: &Value) -> Option<Value> {
+    trim(&mut Cursor::new(schema), &[value])
 }
 
-fn for_values(schema: &Value, values: &[&Value]) -> Value {
-    let Value::Object(map) = schema else {
-        return schema.clone();
-    };
+/// The schema at `cursor`, passed over, trimmed for `values`.
+fn trim(cursor: &mut Cursor<'_>, values: &[&Value]) -> Option<Value> {
+    let start = cursor.clone();
+    if let Some(trimmed) = trim_object(cursor, values) {
+        return Some(trimmed);
+    }
+    // Not an object, or one with an escaped key, whose names would not be compared with the
+    // ones they stand for: kept whole, as trimming is only ever a saving.
+    *cursor = start;
+    parsed(cursor.value()?)
+}
+
+fn trim_object(cursor: &mut Cursor<'_>, values: &[&Value]) -> Option<Value> {
     let mut kept = Map::new();
-    for (keyword, subschema) in map {
-        let subschema = match (keyword.as_str(), subschema) {
-            ("properties", Value::Object(properties)) => {
-                let mut applied = Map::new();
-                for (name, subschema) in properties {
-                    let members: Vec<&Value> =
-                        values.iter().filter_map(|value| value.get(name)).collect();
-                    if !members.is_empty() {
-                        applied.insert(name.clone(), for_values(subschema, &members));
-                    }
+    // The names under `properties` once read, which `additionalProperties` leaves to them.
+    let mut named: Option<Vec<&str>> = None;
+    // `additionalProperties` written before `properties`: trimmed once the names are known.
+    let mut deferred = None;
+    cursor.object(|cursor, keyword| {
+        if keyword.contains('\\') {
+            return None;
+        }
+        let subschema = match keyword {
+            "properties" => {
+                let (applied, names) = trim_properties(cursor, values)?;
+                named = Some(names);
+                applied
+            }
+            "additionalProperties" => match &named {
+                Some(names) => trim(cursor, &others(values, names))?,
+                None => {
+                    deferred = Some(cursor.value()?);
+                    // Holds the keyword's place.
+                    Value::Null
                 }
-                Value::Object(applied)
-            }
-            ("additionalProperties", Value::Object(_)) => {
-                let named = map.get("properties").and_then(Value::as_object);
-                let others: Vec<&Value> = values
-                    .iter()
-                    .filter_map(|value| value.as_object())
-                    .flat_map(|object| object.iter())
-                    .filter(|(name, _)| !named.is_some_and(|named| named.contains_key(*name)))
-                    .map(|(_, member)| member)
-                    .collect();
-                for_values(subschema, &others)
-            }
-            ("items", Value::Object(_)) => {
+            },
+            "items" => {
                 let items: Vec<&Value> = values
                     .iter()
                     .filter_map(|value| value.as_array())
                     .flatten()
                     .collect();
-                for_values(subschema, &items)
+                trim(cursor, &items)?
             }
-            ("anyOf" | "oneOf" | "allOf", Value::Array(branches)) => Value::Array(
-                branches
+            "anyOf" | "oneOf" | "allOf" => trim_branches(cursor, values)?,
+            "not" => trim(cursor, values)?,
+            "propertyNames" => {
+                let names: Vec<Value> = values
                     .iter()
-                    .map(|branch| for_values(branch, values))
-                    .collect(),
-            ),
-            ("not", _) => for_values(subschema, values),
-            _ => subschema.clone(),
+                    .filter_map(|value| value.as_object())
+                    .flat_map(|object| object.keys())
+                    .map(|name| Value::String(name.clone()))
+                    .collect();
+                trim(cursor, &names.iter().collect::<Vec<_>>())?
+            }
+            "pattern" => match parsed(cursor.value()?)? {
+                // A pattern that every string it applies to matches cannot fail: cut, so it is
+                // never compiled.
+                Value::String(pattern) if all_match(&pattern, values) => return Some(()),
+                pattern => pattern,
+            },
+            _ => parsed(cursor.value()?)?,
         };
-        kept.insert(keyword.clone(), subschema);
+        kept.insert(keyword.to_owned(), subschema);
+        Some(())
+    })?;
+    if let Some(text) = deferred {
+        let others = others(values, named.as_deref().unwrap_or_default());
+        let trimmed = trim(&mut Cursor::new(text), &others)?;
+        kept.insert("additionalProperties".to_owned(), trimmed);
     }
-    Value::Object(kept)
+    Some(Value::Object(kept))
+}
+
+/// The subschemas under `properties` at `cursor` that name a member of `values`, and every
+/// name written there.
+fn trim_properties<'a>(
+    cursor: &mut Cursor<'a>,
+    values: &[&Value],
+) -> Option<(Value, Vec<&'a str>)> {
+    let (mut applied, mut names) = (Map::new(), Vec::new());
+    cursor.object(|cursor, name| {
+        if name.contains('\\') {
+            return None;
+        }
+        names.push(name);
+        let members: Vec<&Value> = values.iter().filter_map(|value| value.get(name)).collect();
+        if members.is_empty() {
+            cursor.value()?;
+        } else {
+            applied.insert(name.to_owned(), trim(cursor, &members)?);
+        }
+        Some(())
+    })?;
+    Some((Value::Object(applied), names))
+}
+
+/// The members of `values` that no name under `properties` takes.
+fn others<'v>(values: &[&'v Value], named: &[&str]) -> Vec<&'v Value> {
+    values
+        .iter()
+        .filter_map(|value| value.as_object())
+        .flat_map(|object| object.iter())
+        .filter(|(name, _)| !named.contains(&name.as_str()))
+        .map(|(_, member)| member)
+        .collect()
+}
+
+fn trim_branches(cursor: &mut Cursor<'_>, values: &[&Value]) -> Option<Value> {
+    let start = cursor.clone();
+    let mut branches = Vec::new();
+    let read = cursor.array(|cursor| {
+        branches.push(trim(cursor, values)?);
+        Some(())
+    });
+    if read.is_some() {
+        return Some(Value::Array(branches));
+    }
+    *cursor = start;
+    parsed(cursor.value()?)
+}
+
+/// A part kept whole; `None` when it is not JSON.
+fn parsed(schema: &str) -> Option<Value> {
+    serde_json::from_str(schema).ok()
+}
+
+/// Whether every string among `values` matches `pattern` (known to `patterns`), which is
+/// then never failed; so too when there is no string.
+fn all_match(pattern: &str, values: &[&Value]) -> bool {
+    values
+        .iter()
+        .filter_map(|value| value.as_str())
+        .all(|text| patterns::matches(pattern, text) == Some(true))
 }
 
 #[cfg(test)]
@@ -103,6 +195,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::schema_check::{NAME_PATTERN, TAG_PATTERN};
 
     #[test]
     fn annotations_go_and_properties_named_like_them_stay() {
@@ -134,11 +227,43 @@ mod tests {
         let value = json!({"toolboxes": {"a": {"command": "x"}, "b": {"url": 1}}, "list": []});
         let server_of = |names: Value| json!({"type": "object", "additionalProperties": false, "properties": names});
         assert_eq!(
-            for_value(&schema, &value),
-            json!({"type": "object", "required": ["toolboxes"], "properties": {
+            for_value(&schema.to_string(), &value),
+            Some(
+                json!({"type": "object", "required": ["toolboxes"], "properties": {
                 "toolboxes": {"type": "object", "additionalProperties": server_of(json!({
                     "command": {"type": "string"}, "url": {"type": "string"}}))},
                 "list": {"type": "array", "items": server_of(json!({}))}}})
+            )
+        );
+        assert_eq!(for_value("{", &value), None);
+        // `\u0062` is `b`: a key written with an escape keeps its object whole.
+        let escaped = r#"{"properties": {"a\u0062": {"type": "string"}, "c": {}}}"#;
+        assert_eq!(
+            for_value(escaped, &json!({"ab": 1})),
+            Some(json!({"properties": {"ab": {"type": "string"}, "c": {}}}))
+        );
+    }
+
+    #[test]
+    fn a_pattern_every_string_matches_is_cut() {
+        let schema = json!({"type": "object", "propertyNames": {"pattern": NAME_PATTERN},
+            "additionalProperties": {"type": "string", "pattern": TAG_PATTERN},
+            "properties": {"x": {"pattern": "^x$"}}});
+        let trimmed = |value: Value| for_value(&schema.to_string(), &value).expect("JSON");
+        assert_eq!(
+            trimmed(json!({"a-1": "read-only", "b": 2})),
+            json!({"type": "object", "propertyNames": {},
+                "additionalProperties": {"type": "string"}, "properties": {}})
+        );
+        assert_eq!(
+            trimmed(json!({"a b": "read-only", "x": "x"})),
+            json!({"type": "object", "propertyNames": {"pattern": NAME_PATTERN},
+                "additionalProperties": {"type": "string"},
+                "properties": {"x": {"pattern": "^x$"}}})
+        );
+        assert_eq!(
+            trimmed(json!({"c": "Read"}))["additionalProperties"],
+            json!({"type": "string", "pattern": TAG_PATTERN})
         );
     }
 }

@@ -12,7 +12,7 @@ use subtle::ConstantTimeEq;
 use crate::{
     config::{Identity, Policy},
     resource_server::Verified,
-    schema_check::NAME_PATTERN,
+    schema_check::{NAME_PATTERN, is_name},
     session::Who,
 };
 
@@ -229,7 +229,7 @@ fn read_dir(dir: &Path, named: &mut Vec<(String, Vec<u8>)>, problems: &mut Vec<S
         if name.starts_with('.') || path.is_dir() {
             continue;
         }
-        if !is_caller_name(&name) {
+        if !is_name(&name) {
             problems.push(format!(
                 "{}: a caller's name is its file's name, which must match {NAME_PATTERN}; rename the file",
                 path.display()
@@ -245,14 +245,6 @@ fn read_dir(dir: &Path, named: &mut Vec<(String, Vec<u8>)>, problems: &mut Vec<S
             Err(error) => problems.push(format!("cannot read {}: {error}", path.display())),
         }
     }
-}
-
-/// True when `name` matches `NAME_PATTERN` (`^[A-Za-z0-9_-]{1,64}$`).
-fn is_caller_name(name: &str) -> bool {
-    (1..=64).contains(&name.len())
-        && name
-            .bytes()
-            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-')
 }
 
 #[cfg(test)]
