@@ -3,7 +3,8 @@
 //! The schema is generated once and compiled at its first check; `check` then reports every
 //! violation (not only the first) with a dotted path and a message that says what to change,
 //! before serde turns the value into `T`. The config file and the two meta-tools both go
-//! through here, so a schema and the type it describes can never disagree.
+//! through here, so a schema and the type it describes can never disagree (the config's is kept
+//! in the binary as text, which a unit test holds to what its types derive).
 
 use std::{marker::PhantomData, sync::OnceLock};
 
