@@ -57,12 +57,20 @@ pub(super) fn for_value(schema: &str, value: &Value) -> Option<Value> {
 
 /// The schema at `cursor`, passed over, trimmed for `values`.
 fn trim(cursor: &mut Cursor<'_>, values: &[&Value]) -> Option<Value> {
+    in_place_or_whole(cursor, |cursor| trim_object(cursor, values))
+}
+
+/// What `read` makes of the part at `cursor`, or else the part kept whole: it is not an object
+/// (or an array, for `read`s of one), or an object with an escaped key, whose names would not
+/// be compared with the ones they stand for. Trimming is only ever a saving.
+fn in_place_or_whole<'a>(
+    cursor: &mut Cursor<'a>,
+    read: impl FnOnce(&mut Cursor<'a>) -> Option<Value>,
+) -> Option<Value> {
     let start = cursor.clone();
-    if let Some(trimmed) = trim_object(cursor, values) {
-        return Some(trimmed);
+    if let Some(read) = read(cursor) {
+        return Some(read);
     }
-    // Not an object, or one with an escaped key, whose names would not be compared with the
-    // ones they stand for: kept whole, as trimming is only ever a saving.
     *cursor = start;
     parsed(cursor.value()?)
 }
@@ -99,7 +107,9 @@ fn trim_object(cursor: &mut Cursor<'_>, values: &[&Value]) -> Option<Value> {
                     .collect();
                 trim(cursor, &items)?
             }
-            "anyOf" | "oneOf" | "allOf" => trim_branches(cursor, values)?,
+            "anyOf" | "oneOf" | "allOf" => {
+                in_place_or_whole(cursor, |cursor| trim_branches(cursor, values))?
+            }
             "not" => trim(cursor, values)?,
             "propertyNames" => {
                 let names: Vec<Value> = values
@@ -164,17 +174,12 @@ fn others<'v>(values: &[&'v Value], named: &[&str]) -> Vec<&'v Value> {
 }
 
 fn trim_branches(cursor: &mut Cursor<'_>, values: &[&Value]) -> Option<Value> {
-    let start = cursor.clone();
     let mut branches = Vec::new();
-    let read = cursor.array(|cursor| {
+    cursor.array(|cursor| {
         branches.push(trim(cursor, values)?);
         Some(())
-    });
-    if read.is_some() {
-        return Some(Value::Array(branches));
-    }
-    *cursor = start;
-    parsed(cursor.value()?)
+    })?;
+    Some(Value::Array(branches))
 }
 
 /// A part kept whole; `None` when it is not JSON.
