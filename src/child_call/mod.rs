@@ -19,6 +19,7 @@ use crate::{
     error::{DownstreamKind, ToolError},
     jsonrpc::call_meta::ForwardedMeta,
     jsonrpc::envelope::{self, AgentId},
+    jsonrpc::lines::Line,
     metrics::CallEnd,
     tasks::TaskRequest,
     toolboxes::{ServerSlot, Toolboxes},
@@ -238,16 +239,19 @@ impl CallAnswer {
 
     /// The answer line to request `id`; the result with `resultType` only if
     /// `with_result_type` (the agent's session is on protocol 2026-07-28 or later).
-    pub(crate) fn line(self, id: &AgentId, with_result_type: bool) -> serde_json::Result<Vec<u8>> {
+    pub(crate) fn line(self, id: &AgentId, with_result_type: bool) -> serde_json::Result<Line> {
         match self {
             CallAnswer::Forwarded(result) => {
-                envelope::response_line(id, |out| result.encode_into(out, with_result_type))
+                result.answer_line(envelope::response_start(id), with_result_type)
             }
             CallAnswer::Failed(mut result) => {
                 result.result_type = with_result_type.then_some(ResultType::COMPLETE);
                 envelope::response_line(id, |out| serde_json::to_writer(out, &result))
+                    .map(Line::from)
             }
-            CallAnswer::Refused(error) => envelope::error_data_line(Some(id), &error),
+            CallAnswer::Refused(error) => {
+                envelope::error_data_line(Some(id), &error).map(Line::from)
+            }
         }
     }
 }

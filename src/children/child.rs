@@ -27,6 +27,7 @@ use super::{
     client::ChildClient,
     link::Link,
     request_lines::{self, CallRequest},
+    result_text::ResultText,
     tool_calls::{Answer, CallTicket, Caller, ToolCalls},
     tool_result::ToolResultJson,
 };
@@ -273,7 +274,7 @@ impl Child {
         params: impl Serialize,
         limit: Option<Duration>,
         cancel: &CancellationToken,
-    ) -> Result<Box<RawValue>, CallError> {
+    ) -> Result<ResultText, CallError> {
         let Some(ticket) = self.calls.register(None, None, limit) else {
             return Err(self.explain_death().await);
         };
@@ -290,7 +291,7 @@ impl Child {
         request: Vec<u8>,
         limit: Option<Duration>,
         cancel: &CancellationToken,
-    ) -> Result<Box<RawValue>, CallError> {
+    ) -> Result<ResultText, CallError> {
         let began = Instant::now();
         if self.input.send(request).await.is_err() {
             return Err(self.explain_death().await);
@@ -380,7 +381,7 @@ pub(super) fn stop_in_background(link: Link) {
 }
 
 /// The child's `input_required` result, if `raw` is one.
-fn input_required(raw: &RawValue) -> Option<InputRequiredResult> {
+fn input_required(raw: &ResultText) -> Option<InputRequiredResult> {
     // Most results are not: a look at the discriminator spares decoding them.
     if !raw.get().contains("\"input_required\"") {
         return None;

@@ -9,6 +9,7 @@
 
 use std::{
     borrow::Cow,
+    ops::Range,
     sync::{
         Arc,
         atomic::{AtomicBool, Ordering},
@@ -25,6 +26,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::io::AsyncRead;
 
+use super::result_text::{LARGE_LINE, ResultText};
 use super::tool_calls::{Answer, ChildProgress, FIRST_ID, ToolCalls};
 use crate::jsonrpc::{
     line_reader::{Line, LineReader},
@@ -95,15 +97,24 @@ impl<R: AsyncRead + Send + Unpin + 'static> ChildTransport<R> {
         }
     }
 
-    /// Handles a message that belongs to a direct call; true when it did.
-    fn take_direct(&self, envelope: &RouteKeys<'_>) -> bool {
+    /// Handles a message that belongs to a direct call. A result is copied, unless the message
+    /// was read from `line`, which the caller then hands on with it (`Direct::ResultAt`).
+    fn take_direct(&self, envelope: &RouteKeys<'_>, line: Option<&str>) -> Direct {
         match (&envelope.method, &envelope.id) {
             (None, Some(id)) => {
                 let Some(id) = direct_id(id) else {
-                    return false;
+                    return Direct::No;
                 };
                 let answer = match (envelope.result, envelope.error) {
-                    (Some(result), None) => Answer::Result(result.to_owned()),
+                    (Some(result), None) => match line {
+                        Some(line) => {
+                            let result = result.get();
+                            let start = result.as_ptr() as usize - line.as_ptr() as usize;
+                            let result = start..start + result.len();
+                            return Direct::ResultAt { id, result };
+                        }
+                        None => Answer::Result(ResultText::Copied(result.to_owned())),
+                    },
                     (None, Some(error)) => match serde_json::from_str::<ErrorBody>(error.get()) {
                         Ok(error) => Answer::Error {
                             code: error.code,
@@ -126,24 +137,24 @@ impl<R: AsyncRead + Send + Unpin + 'static> ChildTransport<R> {
                     },
                 };
                 self.calls.answer(id, answer);
-                true
+                Direct::Handled
             }
             (Some(method), None) if method == "notifications/progress" => {
                 let Some(params) = envelope.params else {
-                    return false;
+                    return Direct::No;
                 };
                 let Ok(progress) = serde_json::from_str::<ChildProgress<'_>>(params.get()) else {
-                    return false;
+                    return Direct::No;
                 };
                 let Some(id) = direct_id(&progress.token.0) else {
-                    return false;
+                    return Direct::No;
                 };
                 if self.calls.progress(id, &progress).is_none() {
                     tracing::debug!(id, "ignoring progress for a call that is not waiting");
                 }
-                true
+                Direct::Handled
             }
-            _ => false,
+            _ => Direct::No,
         }
     }
 
@@ -152,16 +163,56 @@ impl<R: AsyncRead + Send + Unpin + 'static> ChildTransport<R> {
     fn decode(&self, text: &[u8]) -> Option<RxJsonRpcMessage<RoleClient>> {
         if let Ok(line) = std::str::from_utf8(text)
             && let Ok(envelope) = serde_json::from_str::<RouteKeys<'_>>(line)
-            && self.take_direct(&envelope)
+            && matches!(self.take_direct(&envelope, None), Direct::Handled)
         {
             return None;
         }
-        match serde_json::from_slice::<RxJsonRpcMessage<RoleClient>>(text) {
-            Ok(message) => Some(message),
-            Err(error) => {
-                tracing::debug!(%error, "ignoring a line from the server that is not a message");
+        for_rmcp(text)
+    }
+
+    /// `decode` for a large line (`LARGE_LINE`), copied out of the reader whole with a newline
+    /// after it, in place of copying out the result: a direct call's result is handed on in it.
+    fn decode_large(&self, text: &[u8]) -> Option<RxJsonRpcMessage<RoleClient>> {
+        let mut line = Vec::with_capacity(text.len() + 1);
+        line.extend_from_slice(text);
+        line.push(b'\n');
+        let Ok(line) = String::from_utf8(line) else {
+            return for_rmcp(text);
+        };
+        let text = ..line.len() - 1;
+        let direct = match serde_json::from_str::<RouteKeys<'_>>(&line[text]) {
+            Ok(envelope) => self.take_direct(&envelope, Some(&line)),
+            Err(_) => Direct::No,
+        };
+        match direct {
+            Direct::Handled => None,
+            Direct::ResultAt { id, result } => {
+                let result = ResultText::InLine { line, result };
+                self.calls.answer(id, Answer::Result(result));
                 None
             }
+            Direct::No => for_rmcp(&line.as_bytes()[text]),
+        }
+    }
+}
+
+/// What a line held for a direct call.
+enum Direct {
+    /// Nothing: the line is rmcp's.
+    No,
+    /// An answer or progress, handled.
+    Handled,
+    /// A result, at this range of the line it was read from.
+    ResultAt { id: i64, result: Range<usize> },
+}
+
+/// A line for rmcp, decoded; `None` (logged) if it is not a message.
+fn for_rmcp(text: &[u8]) -> Option<RxJsonRpcMessage<RoleClient>> {
+    match serde_json::from_slice::<RxJsonRpcMessage<RoleClient>>(text) {
+        Ok(message) => Some(message),
+        Err(error) => {
+            tracing::debug!(%error, "ignoring a line from the server that is not a message");
+            None
         }
     }
 }
@@ -210,8 +261,13 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleClient> for ChildTrans
             if text.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            if let Some(message) = self.decode(text) {
-                return Some(message);
+            let message = if text.len() >= LARGE_LINE {
+                self.decode_large(text)
+            } else {
+                self.decode(text)
+            };
+            if message.is_some() {
+                return message;
             }
         }
     }

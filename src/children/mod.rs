@@ -4,9 +4,10 @@
 //! what is left if toolshelf dies), `remote` bridges a remote one over HTTP. `child` is the
 //! MCP client session over it (`child_transport` carries its messages, bounded in size;
 //! `tool_calls` sends tool calls and routes their answers and progress past rmcp,
-//! `tool_result` is what they answer, passed on as written; `tool_list` lists tools the same
-//! way, keeping what rmcp's `Tool` drops), `client` is toolshelf's client role, which speaks
-//! to the agent side only through `agent_port`.
+//! `tool_result` is what they answer, passed on as written, a large one in the line it came in
+//! (`result_text`); `tool_list` lists tools the same way, keeping what rmcp's `Tool` drops),
+//! `client` is toolshelf's client role, which speaks to the agent side only through
+//! `agent_port`.
 
 mod agent_port;
 mod call_error;
@@ -23,6 +24,7 @@ mod progress_out;
 mod registry;
 mod remote;
 mod request_lines;
+mod result_text;
 mod task_progress;
 mod tool_calls;
 mod tool_list;

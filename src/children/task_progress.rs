@@ -7,7 +7,6 @@
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
 
 use super::progress_out::ProgressTarget;
 
@@ -53,9 +52,9 @@ impl KeptProgress {
         call: i64,
         target: ProgressTarget,
         last_progress: f64,
-        result: &RawValue,
+        result: &str,
     ) {
-        let Ok(Created { task }) = serde_json::from_str::<Created>(result.get()) else {
+        let Ok(Created { task }) = serde_json::from_str::<Created>(result) else {
             return;
         };
         let now = Instant::now();

@@ -20,6 +20,7 @@ use super::{
     call_timeouts::{Limit, Watch, Watched},
     progress_out::{PeerMessage, ProgressOut, ProgressTarget},
     request_lines::Notification,
+    result_text::ResultText,
     task_progress::KeptProgress,
 };
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
@@ -37,7 +38,7 @@ pub(crate) const FIRST_ID: i64 = 1 << 40;
 
 /// How a child answered a call.
 pub(crate) enum Answer {
-    Result(Box<RawValue>),
+    Result(ResultText),
     Error {
         code: i32,
         message: String,
@@ -232,7 +233,9 @@ impl ToolCalls {
         }) = &waiting
             && let Answer::Result(result) = &answer
         {
-            state.kept.keep(id, target.clone(), *last_progress, result);
+            state
+                .kept
+                .keep(id, target.clone(), *last_progress, result.get());
         }
         drop(state);
         match waiting {

@@ -11,14 +11,15 @@ use indexmap::IndexMap;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::jsonrpc::skim;
+use super::result_text::ResultText;
+use crate::jsonrpc::{lines::Line, skim};
 
 /// A tool result's discriminator on protocol 2026-07-28 and later.
 const COMPLETE: &str = "complete";
 
 #[derive(Debug)]
 pub(crate) struct ToolResultJson {
-    raw: Box<RawValue>,
+    raw: ResultText,
     /// The child wrote `"resultType": "complete"`.
     has_result_type: bool,
     /// The child's `structuredContent` is there and is not a JSON object.
@@ -34,7 +35,7 @@ impl ToolResultJson {
     /// makes); none of these four written twice. Anything else comes back as it was. `raw` is
     /// valid JSON (serde_json checked it when it read the line), so it is skimmed, not decoded
     /// again: a 1 MB text block is passed over a word at a time.
-    pub(crate) fn check(raw: Box<RawValue>) -> Result<Self, Box<RawValue>> {
+    pub(crate) fn check(raw: ResultText) -> Result<Self, ResultText> {
         let Some(shape) = Shape::read(raw.get()) else {
             return Err(raw);
         };
@@ -54,6 +55,37 @@ impl ToolResultJson {
     /// The JSON as the child wrote it.
     pub(crate) fn json(&self) -> &str {
         self.raw.get()
+    }
+
+    /// The answer line: `start` (the answer's envelope up to its result, e.g.
+    /// `{"jsonrpc":"2.0","id":7,"result":`), the result as `encode_into` writes it, `}` and a
+    /// newline; built around the result in the child's line where it can be (`ResultText`).
+    pub(crate) fn answer_line(
+        mut self,
+        mut start: Vec<u8>,
+        with_result_type: bool,
+    ) -> serde_json::Result<Line> {
+        let envelope = start.len();
+        let skip = match (with_result_type, self.has_result_type) {
+            (false, _) if self.non_object_output => None,
+            (true, false) => {
+                let empty = self.json()[1..].trim_start().starts_with('}');
+                start.extend_from_slice(br#"{"resultType":"complete""#);
+                if !empty {
+                    start.push(b',');
+                }
+                Some(1)
+            }
+            (false, true) => None,
+            _ => Some(0),
+        };
+        if let Some(line) = skip.and_then(|skip| self.raw.answer_in_place(&start, skip)) {
+            return Ok(line);
+        }
+        start.truncate(envelope);
+        self.encode_into(&mut start, with_result_type)?;
+        start.extend_from_slice(b"}\n");
+        Ok(start.into())
     }
 
     /// Appends the result to `out`, with `"resultType": "complete"` if and only if
@@ -198,8 +230,45 @@ fn legacy_output(json: &str, out: &mut Vec<u8>) -> serde_json::Result<()> {
 mod tests {
     use super::*;
 
-    fn result(text: &str) -> Result<ToolResultJson, Box<RawValue>> {
-        ToolResultJson::check(RawValue::from_string(text.to_owned()).expect("JSON"))
+    fn result(text: &str) -> Result<ToolResultJson, ResultText> {
+        ToolResultJson::check(RawValue::from_string(text.to_owned()).expect("JSON").into())
+    }
+
+    /// An answer built in the child's line is the answer built anew, whatever the sessions'
+    /// revisions and the result.
+    #[test]
+    fn an_answer_in_the_childs_line_is_the_same_answer() {
+        let start = br#"{"jsonrpc":"2.0","id":"call-7","result":"#;
+        for text in [
+            r#"{"content":[{"type":"text","text":"a \"b\" ü"}],"x":1.50}"#,
+            r#"{"content":[],"resultType":"complete"}"#,
+            r#"{"content":[],"structuredContent":[1]}"#,
+            "{ }",
+            "{}",
+        ] {
+            for with_result_type in [false, true] {
+                let line = format!(r#"{{"jsonrpc":"2.0","id":1099511627776,"result":{text}}}"#);
+                let at = line.find(text).expect("in the line");
+                let in_line = ResultText::InLine {
+                    line: format!("{line}\n"),
+                    result: at..at + text.len(),
+                };
+                let answer = |raw: ResultText| {
+                    ToolResultJson::check(raw)
+                        .expect("a result")
+                        .answer_line(start.to_vec(), with_result_type)
+                        .expect("encoded")
+                        .bytes()
+                        .to_vec()
+                };
+                let copied = RawValue::from_string(text.to_owned()).expect("JSON");
+                assert_eq!(
+                    String::from_utf8(answer(in_line)),
+                    String::from_utf8(answer(copied.into())),
+                    "{text}, with resultType: {with_result_type}"
+                );
+            }
+        }
     }
 
     #[test]

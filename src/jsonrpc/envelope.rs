@@ -311,10 +311,15 @@ pub(crate) fn response_line(
     id: &AgentId,
     write_result: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>,
 ) -> serde_json::Result<Vec<u8>> {
-    let mut line = envelope(Some(id), "result", 128);
+    let mut line = response_start(id);
     write_result(&mut line)?;
     line.extend_from_slice(b"}\n");
     Ok(line)
+}
+
+/// The start of an answer to `id`, up to its result: `{"jsonrpc":"2.0","id":…,"result":`.
+pub(crate) fn response_start(id: &AgentId) -> Vec<u8> {
+    envelope(Some(id), "result", 128)
 }
 
 /// An error answer with `id` and the error toolshelf or rmcp produced.

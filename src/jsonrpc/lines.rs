@@ -31,14 +31,42 @@ const QUEUE: usize = 256;
 const BATCH: usize = 64 * 1024;
 
 enum Command {
-    Line(Vec<u8>),
-    /// The rest of a line whose first `written` bytes its sender wrote: kept whole rather than
-    /// moved down, a copy of nearly all of a large line.
-    Rest {
-        line: Vec<u8>,
-        written: usize,
-    },
+    Line(Line),
     Close(oneshot::Sender<()>),
+}
+
+/// A line to write, newline included, which may start past the beginning of its buffer: a
+/// large answer built in place in the child's line it forwards, or the rest of a line whose
+/// first bytes its sender wrote, is written from where it starts rather than moved down (a copy
+/// of nearly all of a large line).
+#[derive(Debug)]
+pub(crate) struct Line {
+    buffer: Vec<u8>,
+    start: usize,
+}
+
+impl Line {
+    /// The line in `buffer` from `start` on (the whole buffer if `start` is past its end).
+    pub(crate) fn starting_at(buffer: Vec<u8>, start: usize) -> Self {
+        let start = start.min(buffer.len());
+        Self { buffer, start }
+    }
+
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.buffer[self.start..]
+    }
+}
+
+impl From<Vec<u8>> for Line {
+    fn from(buffer: Vec<u8>) -> Self {
+        Self { buffer, start: 0 }
+    }
+}
+
+impl From<Line> for bytes::Bytes {
+    fn from(line: Line) -> Self {
+        bytes::Bytes::from(line.buffer).slice(line.start..)
+    }
 }
 
 /// The stream, shared by the senders and the task that writes what they queue.
@@ -77,8 +105,8 @@ impl LineWriter {
     }
 
     /// Writes `line` (which ends with a newline), or queues it, waiting while the queue is full.
-    pub(crate) async fn send(&self, line: Vec<u8>) -> std::io::Result<()> {
-        match self.write_now(line)? {
+    pub(crate) async fn send(&self, line: impl Into<Line>) -> std::io::Result<()> {
+        match self.write_now(line.into())? {
             Unwritten::None => Ok(()),
             Unwritten::Line(line) => {
                 // Counted as queued already: uncounted again if it never gets there (the queue
@@ -100,7 +128,7 @@ impl LineWriter {
     /// Writes or queues `line` unless the queue is full or closed, for what may be dropped
     /// (progress).
     pub(crate) fn try_send(&self, line: Vec<u8>) -> bool {
-        match self.write_now(line) {
+        match self.write_now(line.into()) {
             Ok(Unwritten::None) => true,
             Ok(Unwritten::Line(line)) => {
                 let queued = self.queue.try_send(Command::Line(line)).is_ok();
@@ -124,7 +152,7 @@ impl LineWriter {
 
     /// Writes as much of `line` as the stream takes without waiting, if nothing is queued; what
     /// is left must be queued, and is counted as queued already.
-    fn write_now(&self, line: Vec<u8>) -> std::io::Result<Unwritten> {
+    fn write_now(&self, mut line: Line) -> std::io::Result<Unwritten> {
         let mut guard = locks::lock(&self.stream);
         let stream = &mut *guard;
         let Some(write) = stream.write.as_mut().filter(|_| !stream.done) else {
@@ -135,8 +163,10 @@ impl LineWriter {
             return Ok(Unwritten::Line(line));
         }
         let mut context = Context::from_waker(Waker::noop());
-        match write.as_mut().poll_write(&mut context, &line) {
-            Poll::Ready(Ok(written)) if written == line.len() => return Ok(Unwritten::None),
+        match write.as_mut().poll_write(&mut context, line.bytes()) {
+            Poll::Ready(Ok(written)) if written == line.bytes().len() => {
+                return Ok(Unwritten::None);
+            }
             Poll::Ready(Ok(0)) => {
                 stream.done = true;
                 return Err(std::io::ErrorKind::WriteZero.into());
@@ -145,7 +175,8 @@ impl LineWriter {
                 // The rest must go before any line sent after this one: queued now, under the
                 // lock (the queue is empty, since nothing was queued).
                 stream.queued += 1;
-                return match self.queue.try_send(Command::Rest { line, written }) {
+                line.start += written;
+                return match self.queue.try_send(Command::Line(line)) {
                     Ok(()) => Ok(Unwritten::None),
                     Err(_) => Err(closed()),
                 };
@@ -178,7 +209,7 @@ impl Drop for Counted<'_> {
 /// What of a line its sender still has to queue.
 enum Unwritten {
     None,
-    Line(Vec<u8>),
+    Line(Line),
 }
 
 fn closed() -> std::io::Error {
@@ -190,23 +221,17 @@ async fn write_lines(stream: Arc<Mutex<Stream>>, mut commands: mpsc::Receiver<Co
     while let Some(command) = commands.recv().await {
         let mut close = None;
         let mut lines = 0;
-        // Where the batch's unwritten bytes start: past what the sender of its first line wrote.
+        // Where the batch's unwritten bytes start: where its first line starts in its buffer,
+        // which the batch is.
         let mut from = 0;
         match command {
-            Command::Line(line) => (batch, lines) = (line, 1),
-            Command::Rest { line, written } => (batch, lines, from) = (line, 1, written),
+            Command::Line(line) => (batch, lines, from) = (line.buffer, 1, line.start),
             Command::Close(done) => close = Some(done),
         }
         while close.is_none() && batch.len() - from < BATCH {
             match commands.try_recv() {
                 Ok(Command::Line(line)) => {
-                    batch.extend_from_slice(&line);
-                    lines += 1;
-                }
-                // Not after another line (a rest is queued only when nothing is), but read
-                // right if it were.
-                Ok(Command::Rest { line, written }) => {
-                    batch.extend_from_slice(line.get(written..).unwrap_or_default());
+                    batch.extend_from_slice(line.bytes());
                     lines += 1;
                 }
                 Ok(Command::Close(done)) => close = Some(done),

@@ -28,6 +28,7 @@ use crate::{
     jsonrpc::{
         call_meta::CallMeta,
         envelope::{self, AgentId},
+        lines::Line,
     },
     meta_tools::{UseToolInput, use_tool_line},
     revision::Protocol,
@@ -86,7 +87,7 @@ impl Request {
 }
 
 /// The answer to a request the door took: its line, or `None` when the agent cancelled it.
-pub(crate) type Answer = BoxFuture<'static, Option<serde_json::Result<Vec<u8>>>>;
+pub(crate) type Answer = BoxFuture<'static, Option<serde_json::Result<Line>>>;
 
 impl SessionState {
     /// The request the door serves, if `method` with `params` is one (the session must have
@@ -133,7 +134,7 @@ impl SessionState {
                 Ok(in_flight) => in_flight,
                 Err(refused) => {
                     let line = envelope::error_data_line(Some(id), &refused);
-                    return Ok(Box::pin(std::future::ready(Some(line))));
+                    return Ok(Box::pin(std::future::ready(Some(line.map(Line::from)))));
                 }
             },
             Request::Task { .. } => None,
@@ -158,6 +159,7 @@ impl SessionState {
                         }),
                         Err(error) => envelope::error_data_line(Some(&id), &error),
                     }
+                    .map(Line::from)
                 }
             };
             state.requests().finish_direct(&id, &ticket).then_some(line)
@@ -253,7 +255,7 @@ impl DirectCall {
         id: &AgentId,
         cancel: &CancellationToken,
         progress: Option<ProgressOut>,
-    ) -> serde_json::Result<Vec<u8>> {
+    ) -> serde_json::Result<Line> {
         let task = self
             .task
             .as_deref()

@@ -105,7 +105,7 @@ impl SessionTasks {
         else {
             return result;
         };
-        let Ok(rewritten) = ToolResultJson::check(raw) else {
+        let Ok(rewritten) = ToolResultJson::check(raw.into()) else {
             return result;
         };
         routes.by_handle.insert(

@@ -286,6 +286,34 @@ async fn large_messages_leave_no_memory_behind_and_an_oversized_one_is_answered_
     );
 }
 
+/// A large result is answered in the child's line, its envelope written over the child's: an
+/// agent's id of any length gets it whole, under that id.
+#[tokio::test]
+async fn a_large_result_is_answered_whole_under_ids_short_and_long() {
+    let mut client = RawClient::start(&dev()).await;
+    client.open(1, "dev").await;
+    let long = format!(r#""{}""#, "i".repeat(300));
+    for id in ["2", long.as_str(), r#""\u0033""#] {
+        for bytes in [70_000, 1_000_000] {
+            client
+                .send_line(&use_tool_line(
+                    id,
+                    "big",
+                    &format!(r#"{{"bytes":{bytes}}}"#),
+                ))
+                .await;
+            let line = client.next_line().await;
+            let start = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"#);
+            assert!(line.starts_with(&start), "{}", &line[..400.min(line.len())]);
+            let answer: Value = serde_json::from_str(&line).expect("one JSON answer");
+            let text = answer["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or_default();
+            assert_eq!(text.len(), bytes, "{id}");
+        }
+    }
+}
+
 #[tokio::test]
 async fn relative_paths_in_a_config_start_at_its_folder_wherever_the_client_runs_toolshelf() {
     let dir = tempfile::tempdir().expect("tempdir");

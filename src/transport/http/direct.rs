@@ -35,6 +35,7 @@ use super::{
 };
 use crate::{
     jsonrpc::envelope::{self, AgentId, Incoming as Message},
+    jsonrpc::lines::Line,
     revision::{PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER},
     session::{
         SessionState,
@@ -234,7 +235,7 @@ struct RunToEnd {
 }
 
 impl Future for RunToEnd {
-    type Output = Option<serde_json::Result<Vec<u8>>>;
+    type Output = Option<serde_json::Result<Line>>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let Some(answer) = self.answer.as_mut() else {
@@ -298,14 +299,15 @@ fn bare_host(host: &str) -> &str {
     host.trim_matches(['[', ']'])
 }
 
-fn json(line: serde_json::Result<Vec<u8>>) -> Response<Body> {
-    let line = line.unwrap_or_else(|error| {
+fn json(line: serde_json::Result<impl Into<Line>>) -> Response<Body> {
+    let line = line.map(Into::into).unwrap_or_else(|error| {
         tracing::error!(%error, "an answer could not be encoded");
         envelope::error_line(
             None,
             rmcp::model::ErrorCode::INTERNAL_ERROR,
             "toolshelf could not encode the answer to this call (its log has why); the call may have run, so check its effect before calling again",
         )
+        .into()
     });
     respond(StatusCode::OK, Some("application/json"), line)
 }
