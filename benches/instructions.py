@@ -1,6 +1,7 @@
 """Instructions toolshelf runs, counted by callgrind (valgrind), which the machine's noise does
 not move: from its start to its first `initialize` answer, and per `use_tool` call of the
-fixture's `echo` on stdio (callgrind's total for N calls minus its total for none, over N).
+fixture's `echo` on stdio (callgrind's total for N calls minus its total for none, over N), and
+per call of its `big` returning 1 MB of text on stdio (20 calls).
 Only toolshelf is counted, not its child. Beside them, the same per call for the stdio floor
 (`toolshelf-floor stdio`, next to TOOLSHELF), which copies lines and parses nothing, and per
 call of one session over `toolshelf serve --http` (with a token, one keep-alive connection of
@@ -59,9 +60,13 @@ opened = [INITIALIZE, {"jsonrpc": "2.0", "method": "notifications/initialized"},
           {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "open_toolbox", "arguments": {"toolbox": "bench"}}}]
 echo = lambda id: {"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "use_tool", "arguments": {
     "tool": {"toolbox": "bench", "server": "fx", "name": "echo"}, "arguments": {}}}}
+big = lambda id: {"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "use_tool", "arguments": {
+    "tool": {"toolbox": "bench", "server": "fx", "name": "big"}, "arguments": {"bytes": 1_000_000}}}}
+LARGE_CALLS = 20
 start = counted([INITIALIZE])
 base = counted(opened)
 loaded = counted(opened + [echo(2 + i) for i in range(calls)])
+large = counted(opened + [big(2 + i) for i in range(LARGE_CALLS)])
 floor = [os.path.join(os.path.dirname(toolshelf), "toolshelf-floor"), "stdio", "--", os.path.abspath(fixture)]
 direct_echo = lambda id: {"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "echo", "arguments": {}}}
 floor_base = counted(opened[:2], floor)
@@ -113,5 +118,6 @@ http_base = counted_http(0)
 http_loaded = counted_http(calls)
 print(json.dumps({"toolshelf": toolshelf, "to_first_initialize_answer": start,
                   "calls": calls, "per_echo_call": round((loaded - base) / calls),
+                  "per_1mb_result_call": round((large - base) / LARGE_CALLS),
                   "floor_per_echo_call": round((floor_loaded - floor_base) / calls),
                   "http_per_echo_call": round((http_loaded - http_base) / calls)}))

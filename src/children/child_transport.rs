@@ -98,7 +98,7 @@ impl<R: AsyncRead + Send + Unpin + 'static> ChildTransport<R> {
     }
 
     /// Handles a message that belongs to a direct call. A result is copied, unless the message
-    /// was read from `line`, which the caller then hands on with it (`Direct::ResultAt`).
+    /// was read from `line`, which the caller then copies whole (`Direct::ResultAt`).
     fn take_direct(&self, envelope: &RouteKeys<'_>, line: Option<&str>) -> Direct {
         match (&envelope.method, &envelope.id) {
             (None, Some(id)) => {
@@ -159,39 +159,29 @@ impl<R: AsyncRead + Send + Unpin + 'static> ChildTransport<R> {
     }
 
     /// Decodes one line for rmcp; `None` for a line that is not a message (logged) or that a
-    /// direct call took. The line is checked for UTF-8 once, whole, not string by string.
+    /// direct call took. The line is checked for UTF-8 once, whole, not string by string. A
+    /// direct call's result in a large line (`LARGE_LINE`) is handed on in a copy of the whole
+    /// line, in place of a copy of the result alone, so its answer is built in that copy.
     fn decode(&self, text: &[u8]) -> Option<RxJsonRpcMessage<RoleClient>> {
-        if let Ok(line) = std::str::from_utf8(text)
-            && let Ok(envelope) = serde_json::from_str::<RouteKeys<'_>>(line)
-            && matches!(self.take_direct(&envelope, None), Direct::Handled)
-        {
-            return None;
-        }
-        for_rmcp(text)
-    }
-
-    /// `decode` for a large line (`LARGE_LINE`), copied out of the reader whole with a newline
-    /// after it, in place of copying out the result: a direct call's result is handed on in it.
-    fn decode_large(&self, text: &[u8]) -> Option<RxJsonRpcMessage<RoleClient>> {
-        let mut line = Vec::with_capacity(text.len() + 1);
-        line.extend_from_slice(text);
-        line.push(b'\n');
-        let Ok(line) = String::from_utf8(line) else {
+        let Ok(line) = std::str::from_utf8(text) else {
             return for_rmcp(text);
         };
-        let text = ..line.len() - 1;
-        let direct = match serde_json::from_str::<RouteKeys<'_>>(&line[text]) {
-            Ok(envelope) => self.take_direct(&envelope, Some(&line)),
+        let large = (line.len() >= LARGE_LINE).then_some(line);
+        let direct = match serde_json::from_str::<RouteKeys<'_>>(line) {
+            Ok(envelope) => self.take_direct(&envelope, large),
             Err(_) => Direct::No,
         };
         match direct {
             Direct::Handled => None,
             Direct::ResultAt { id, result } => {
-                let result = ResultText::InLine { line, result };
+                let mut copy = String::with_capacity(line.len() + 1);
+                copy.push_str(line);
+                copy.push('\n');
+                let result = ResultText::InLine { line: copy, result };
                 self.calls.answer(id, Answer::Result(result));
                 None
             }
-            Direct::No => for_rmcp(&line.as_bytes()[text]),
+            Direct::No => for_rmcp(text),
         }
     }
 }
@@ -261,13 +251,8 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleClient> for ChildTrans
             if text.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            let message = if text.len() >= LARGE_LINE {
-                self.decode_large(text)
-            } else {
-                self.decode(text)
-            };
-            if message.is_some() {
-                return message;
+            if let Some(message) = self.decode(text) {
+                return Some(message);
             }
         }
     }
