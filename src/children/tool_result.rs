@@ -90,11 +90,7 @@ impl ToolResultJson {
 
     /// Appends the result to `out`, with `"resultType": "complete"` if and only if
     /// `with_result_type` (the agent's session is on protocol 2026-07-28 or later).
-    pub(crate) fn encode_into(
-        &self,
-        out: &mut Vec<u8>,
-        with_result_type: bool,
-    ) -> serde_json::Result<()> {
+    fn encode_into(&self, out: &mut Vec<u8>, with_result_type: bool) -> serde_json::Result<()> {
         let json = self.json();
         if !with_result_type && self.non_object_output {
             return legacy_output(json, out);

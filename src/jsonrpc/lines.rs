@@ -46,7 +46,7 @@ pub(crate) struct Line {
 }
 
 impl Line {
-    /// The line in `buffer` from `start` on (the whole buffer if `start` is past its end).
+    /// The line in `buffer` from `start` on (an empty one if `start` is past its end).
     pub(crate) fn starting_at(buffer: Vec<u8>, start: usize) -> Self {
         let start = start.min(buffer.len());
         Self { buffer, start }

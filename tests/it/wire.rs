@@ -286,8 +286,8 @@ async fn large_messages_leave_no_memory_behind_and_an_oversized_one_is_answered_
     );
 }
 
-/// A large result is answered in the child's line, its envelope written over the child's: an
-/// agent's id of any length gets it whole, under that id.
+/// A large result is answered in a copy of the child's line, its envelope written over the
+/// child's: an agent's id of any length gets it whole, under that id.
 #[tokio::test]
 async fn a_large_result_is_answered_whole_under_ids_short_and_long() {
     let mut client = RawClient::start(&dev()).await;
