@@ -26,6 +26,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::io::AsyncRead;
 
+use super::large_line;
 use super::result_text::{LARGE_LINE, ResultText};
 use super::tool_calls::{Answer, ChildProgress, FIRST_ID, ToolCalls};
 use crate::jsonrpc::{
@@ -167,9 +168,12 @@ impl<R: AsyncRead + Send + Unpin + 'static> ChildTransport<R> {
             return for_rmcp(text);
         };
         let large = (line.len() >= LARGE_LINE).then_some(line);
-        let direct = match serde_json::from_str::<RouteKeys<'_>>(line) {
-            Ok(envelope) => self.take_direct(&envelope, large),
-            Err(_) => Direct::No,
+        let direct = match large.and_then(large_line::direct_result) {
+            Some((id, result)) => Direct::ResultAt { id, result },
+            None => match serde_json::from_str::<RouteKeys<'_>>(line) {
+                Ok(envelope) => self.take_direct(&envelope, large),
+                Err(_) => Direct::No,
+            },
         };
         match direct {
             Direct::Handled => None,

@@ -5,9 +5,9 @@
 //! MCP client session over it (`child_transport` carries its messages, bounded in size;
 //! `tool_calls` sends tool calls and routes their answers and progress past rmcp,
 //! `tool_result` is what they answer, passed on as written, a large one in the line it came in
-//! (`result_text`); `tool_list` lists tools the same way, keeping what rmcp's `Tool` drops),
-//! `client` is toolshelf's client role, which speaks to the agent side only through
-//! `agent_port`.
+//! (`result_text`; `large_line` reads such a line in one fast pass); `tool_list` lists tools the
+//! same way, keeping what rmcp's `Tool` drops), `client` is toolshelf's client role, which speaks
+//! to the agent side only through `agent_port`.
 
 mod agent_port;
 mod call_error;
@@ -18,6 +18,7 @@ mod child_transport;
 mod client;
 mod environment;
 pub mod guard;
+mod large_line;
 mod link;
 mod process;
 mod progress_out;

@@ -20,8 +20,8 @@ pub(crate) const LARGE_LINE: usize = 64 * 1024;
 #[derive(Debug)]
 pub(crate) enum ResultText {
     Copied(Box<RawValue>),
-    /// The child's line, newline included, and where the result lies in it. Valid JSON:
-    /// serde_json read the line before it came here.
+    /// The child's line, newline included, and where the result lies in it. Valid JSON: the
+    /// line was checked before it came here (`large_line`, else serde_json).
     InLine {
         line: String,
         result: Range<usize>,

@@ -1,0 +1,198 @@
+//! Whether text is JSON (RFC 8259), checked in one pass that reads a string's plain stretch
+//! with vector instructions: memchr finds its closing quote or next backslash, and the least
+//! byte before it, which the compiler computes 16 bytes at a time, says whether a control
+//! character is among them. It serves large lines from children (`children::large_line`):
+//! serde_json reads a string a word at a time, and on a forwarded 1 MB result its check of the
+//! line was half of what toolshelf ran. A `true` here is trusted as serde_json's would be (`skim`
+//! then reads the text), so this check accepts nothing serde_json refuses; it may refuse what
+//! serde_json accepts past it (nesting deeper than `MAX_DEPTH`), and its caller then asks
+//! serde_json.
+
+/// The deepest nesting checked here; deeper text is answered `false`.
+const MAX_DEPTH: usize = 128;
+
+/// Whether `text` is one JSON value, with nothing but white space around it.
+pub(crate) fn is_json(text: &str) -> bool {
+    let mut check = Check {
+        bytes: text.as_bytes(),
+        at: 0,
+    };
+    check.space();
+    check.value(0) && {
+        check.space();
+        check.at == check.bytes.len()
+    }
+}
+
+struct Check<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Check<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn space(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.at += 1;
+        }
+    }
+
+    /// A value at `depth` containers deep; the check stops at the first fault.
+    fn value(&mut self, depth: usize) -> bool {
+        match self.peek() {
+            Some(b'"') => self.string(),
+            Some(b'{') => depth < MAX_DEPTH && self.members(depth + 1),
+            Some(b'[') => depth < MAX_DEPTH && self.elements(depth + 1),
+            Some(b't') => self.word(b"true"),
+            Some(b'f') => self.word(b"false"),
+            Some(b'n') => self.word(b"null"),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            _ => false,
+        }
+    }
+
+    fn word(&mut self, word: &[u8]) -> bool {
+        let found = self.bytes[self.at..].starts_with(word);
+        self.at += word.len();
+        found
+    }
+
+    /// An object's members, from its `{`.
+    fn members(&mut self, depth: usize) -> bool {
+        self.items(b'}', |check| {
+            if check.peek() != Some(b'"') || !check.string() {
+                return false;
+            }
+            check.space();
+            if check.peek() != Some(b':') {
+                return false;
+            }
+            check.at += 1;
+            check.space();
+            check.value(depth)
+        })
+    }
+
+    /// An array's elements, from its `[`.
+    fn elements(&mut self, depth: usize) -> bool {
+        self.items(b']', |check| check.value(depth))
+    }
+
+    /// Items separated by commas up to `close`, from the opening bracket.
+    fn items(&mut self, close: u8, mut item: impl FnMut(&mut Self) -> bool) -> bool {
+        self.at += 1;
+        self.space();
+        if self.peek() == Some(close) {
+            self.at += 1;
+            return true;
+        }
+        loop {
+            if !item(self) {
+                return false;
+            }
+            self.space();
+            match self.peek() {
+                Some(b',') => {
+                    self.at += 1;
+                    self.space();
+                }
+                Some(byte) if byte == close => {
+                    self.at += 1;
+                    return true;
+                }
+                _ => return false,
+            }
+        }
+    }
+
+    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`; a digit after a leading `0` is
+    /// left for the caller, which refuses it as it refuses anything after a value.
+    fn number(&mut self) -> bool {
+        if self.peek() == Some(b'-') {
+            self.at += 1;
+        }
+        match self.peek() {
+            Some(b'0') => self.at += 1,
+            Some(b'1'..=b'9') => self.digits(),
+            _ => return false,
+        }
+        if self.peek() == Some(b'.') {
+            self.at += 1;
+            if !self.some_digits() {
+                return false;
+            }
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.at += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.at += 1;
+            }
+            if !self.some_digits() {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn some_digits(&mut self) -> bool {
+        let start = self.at;
+        self.digits();
+        self.at > start
+    }
+
+    fn digits(&mut self) {
+        while matches!(self.peek(), Some(b'0'..=b'9')) {
+            self.at += 1;
+        }
+    }
+
+    /// A string, from its opening quote: no control character, each escape one JSON knows.
+    fn string(&mut self) -> bool {
+        self.at += 1;
+        loop {
+            let rest = &self.bytes[self.at..];
+            let plain = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
+            if !no_control_character(&rest[..plain]) {
+                return false;
+            }
+            self.at += plain;
+            match self.peek() {
+                Some(b'"') => {
+                    self.at += 1;
+                    return true;
+                }
+                Some(b'\\') => {
+                    self.at += 1;
+                    match self.peek() {
+                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {
+                            self.at += 1;
+                        }
+                        Some(b'u') => {
+                            let hex = self.bytes.get(self.at + 1..self.at + 5);
+                            if !hex.is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit)) {
+                                return false;
+                            }
+                            self.at += 5;
+                        }
+                        _ => return false,
+                    }
+                }
+                // The text ended inside the string.
+                _ => return false,
+            }
+        }
+    }
+}
+
+/// Whether `text` (part of a string) holds no control character: its least byte, a reduction
+/// the compiler turns into vector minimums, is a space or more.
+fn no_control_character(text: &[u8]) -> bool {
+    text.iter().fold(u8::MAX, |least, &byte| least.min(byte)) >= 0x20
+}
+
+#[cfg(test)]
+#[path = "valid_json_tests.rs"]
+mod tests;
