@@ -41,12 +41,7 @@ pub async fn serve(address: &str, command: &str, args: &[&str]) -> ExitCode {
         eprintln!("toolshelf-floor: {address} is not an address");
         return ExitCode::from(2);
     };
-    let mut command = tokio::process::Command::from(super::child_command(command, args));
-    command.kill_on_drop(true);
-    let Some(mut child) = super::started(command.spawn()) else {
-        return ExitCode::FAILURE;
-    };
-    let (Some(to_child), Some(from_child)) = (child.stdin.take(), child.stdout.take()) else {
+    let Some((_child, to_child, from_child)) = super::child_on_event_loop(command, args) else {
         return ExitCode::FAILURE;
     };
     let front = Arc::new(Front {

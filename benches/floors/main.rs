@@ -3,10 +3,12 @@
 //!
 //! `toolshelf-floor stdio -- COMMAND [ARGS...]` starts COMMAND and copies JSON-RPC lines from
 //! its own stdin to the child's and from the child's stdout to its own, parsing nothing beyond
-//! the line ends. `toolshelf-floor http ADDR -- COMMAND [ARGS...]` is the same child behind the
-//! smallest streamable-HTTP front (`http_front`), on the single-threaded runtime toolshelf uses.
-//! What toolshelf adds over these is what toolshelf itself costs.
+//! the line ends; `stdio-loop` does the same on toolshelf's event loop (`event_loop`).
+//! `toolshelf-floor http ADDR -- COMMAND [ARGS...]` is the same child behind the smallest
+//! streamable-HTTP front (`http_front`), on the single-threaded runtime toolshelf uses. What
+//! toolshelf adds over these is what toolshelf itself costs.
 
+mod event_loop;
 mod http_front;
 
 use std::{
@@ -23,19 +25,25 @@ fn main() -> ExitCode {
         .as_slice()
     {
         ["stdio", "--", command, rest @ ..] => stdio(command, rest),
+        ["stdio-loop", "--", command, rest @ ..] => on_event_loop(event_loop::relay(command, rest)),
         ["http", address, "--", command, rest @ ..] => {
-            match tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            {
-                Ok(runtime) => runtime.block_on(http_front::serve(address, command, rest)),
-                Err(_) => ExitCode::FAILURE,
-            }
+            on_event_loop(http_front::serve(address, command, rest))
         }
         _ => {
-            eprintln!("usage: toolshelf-floor stdio|http ADDR -- COMMAND [ARGS...]");
+            eprintln!("usage: toolshelf-floor stdio|stdio-loop|http ADDR -- COMMAND [ARGS...]");
             ExitCode::from(2)
         }
+    }
+}
+
+/// Runs `relay` on the single-threaded runtime toolshelf uses.
+fn on_event_loop(relay: impl std::future::Future<Output = ExitCode>) -> ExitCode {
+    match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime.block_on(relay),
+        Err(_) => ExitCode::FAILURE,
     }
 }
 
@@ -53,6 +61,25 @@ fn stdio(command: &str, args: &[&str]) -> ExitCode {
     let _ = child.kill();
     let _ = child.wait();
     ExitCode::SUCCESS
+}
+
+/// COMMAND started for a relay on the event loop (killed when dropped), with its stdin and
+/// stdout; `None` once the reason is printed.
+fn child_on_event_loop(
+    command: &str,
+    args: &[&str],
+) -> Option<(
+    tokio::process::Child,
+    tokio::process::ChildStdin,
+    tokio::process::ChildStdout,
+)> {
+    let mut command = tokio::process::Command::from(child_command(command, args));
+    command.kill_on_drop(true);
+    let mut child = started(command.spawn())?;
+    let (Some(to_child), Some(from_child)) = (child.stdin.take(), child.stdout.take()) else {
+        return None;
+    };
+    Some((child, to_child, from_child))
 }
 
 /// COMMAND with ARGS, its stdin and stdout piped to the floor, its stderr the floor's.

@@ -39,6 +39,22 @@ async fn the_benchmark_runs_in_quick_mode() {
         let large = floor["1MB"][relay]["proxied_us"]["p50"].as_f64();
         assert!(large.is_some_and(|p50| p50 > 0.0), "1 MB, {relay}: {floor}");
     }
+    // The loop floor's, in the same rounds.
+    let event_loop = &floor["loop_floor"];
+    assert!(
+        event_loop["toolshelf_over_it_p50_us"]["rounds"]
+            == floor["toolshelf_over_floor_p50_us"]["rounds"]
+    );
+    for figure in [
+        &event_loop["vs_direct"]["proxied_us"]["p50"],
+        &event_loop["1MB"]["proxied_us"]["p50"],
+        &event_loop["cpu_us_per_call"],
+    ] {
+        assert!(
+            figure.as_f64().is_some_and(|figure| figure > 0.0),
+            "{event_loop}"
+        );
+    }
     // The why of the spawn and HTTP rows.
     for process in ["toolshelf", "fixture"] {
         let faults = report["spawn"]["why"]["page_faults"][process].as_u64();

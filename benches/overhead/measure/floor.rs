@@ -6,7 +6,9 @@
 //! turn), with both relays started anew for every few rounds. Each process's CPU time per call
 //! is read from the kernel's per-thread accounting (`/proc/PID/task/*/schedstat`). A few 1 MB
 //! results go through all three too: what a relay that only copies lines adds to a large
-//! result is the floor under the 1 MB row.
+//! result is the floor under the 1 MB row. A second floor (`toolshelf-floor stdio-loop`) copies
+//! lines the same way on toolshelf's event loop, in the same rounds: it splits what toolshelf
+//! adds over the floor into what an event loop costs and what toolshelf's work costs.
 
 use serde_json::{Value, json};
 
@@ -16,6 +18,8 @@ use super::*;
 struct Relay {
     client: Client,
     pid: u32,
+    /// Whether this is toolshelf, which the fixture's tools are called through with `use_tool`.
+    toolshelf: bool,
 }
 
 impl Relay {
@@ -28,6 +32,22 @@ impl Relay {
     }
 }
 
+impl Relay {
+    /// One call of the fixture's `tool` through this relay: through toolshelf a `use_tool`.
+    async fn call(&self, tool: &str, arguments: Value) -> anyhow::Result<CallToolResult> {
+        if self.toolshelf {
+            use_tool(&self.client, tool, arguments).await
+        } else {
+            call(&self.client, tool, arguments).await
+        }
+    }
+}
+
+/// The relays in the order their blocks run in each round.
+const FLOOR: usize = 0;
+const LOOP_FLOOR: usize = 1;
+const TOOLSHELF: usize = 2;
+
 impl Bench<'_> {
     pub(super) async fn stdio_floor(&self, direct: &Client) -> anyhow::Result<Value> {
         let (starts, rounds_per_start, per_round) =
@@ -36,52 +56,51 @@ impl Bench<'_> {
             "floor",
             json!({"bench": {"mcpServers": {"fx": self.fixture_server(&[])}}}),
         )?;
-        let mut samples: [Vec<Duration>; 3] = Default::default();
-        // The same three with 1 MB results, a block each per start.
-        let mut large: [Vec<Duration>; 3] = Default::default();
+        // Direct, then each relay's.
+        let mut samples: [Vec<Duration>; 4] = Default::default();
+        // The same with 1 MB results, a block each per start.
+        let mut large: [Vec<Duration>; 4] = Default::default();
         let large_per_start = self.rounds(2, 5);
         let large_result = json!({"bytes": 1_000_000});
-        let mut differences = Vec::new();
-        // [floor, floor's child, toolshelf, toolshelf's child], over all counted calls.
-        let mut cpu = [Usage::default(); 4];
+        // p50 differences paired within each round: toolshelf − floor, loop floor − floor,
+        // toolshelf − loop floor.
+        let mut differences: [Vec<f64>; 3] = Default::default();
+        // Each relay's and its child's, over all counted calls.
+        let mut cpu = [[Usage::default(); 2]; 3];
         for _ in 0..starts {
-            let floor = self.floor_relay().await?;
-            let (client, pid) = self.toolshelf(&config).await?;
-            call(&client, "open_toolbox", json!({"toolbox": "bench"})).await?;
-            let shelf = Relay { client, pid };
+            let relays = [
+                self.floor_relay("stdio").await?,
+                self.floor_relay("stdio-loop").await?,
+                self.toolshelf_relay(&config).await?,
+            ];
             for _ in 0..per_round.min(100) {
-                call(&floor.client, "echo", json!({})).await?;
-                use_tool(&shelf.client, "echo", json!({})).await?;
+                for relay in &relays {
+                    relay.call("echo", json!({})).await?;
+                }
             }
             for _ in 0..rounds_per_start {
-                let mut blocks: [Vec<Duration>; 3] = Default::default();
+                let mut blocks: [Vec<Duration>; 4] = Default::default();
                 timed(&mut blocks[0], per_round, || {
                     call(direct, "echo", json!({}))
                 })
                 .await?;
-                let before = floor.usage();
-                timed(&mut blocks[1], per_round, || {
-                    call(&floor.client, "echo", json!({}))
-                })
-                .await?;
-                for (all, (after, before)) in cpu[..2]
-                    .iter_mut()
-                    .zip(floor.usage().into_iter().zip(before))
-                {
-                    all.add(after.since(before));
+                for (index, relay) in relays.iter().enumerate() {
+                    let before = relay.usage();
+                    timed(&mut blocks[index + 1], per_round, || {
+                        relay.call("echo", json!({}))
+                    })
+                    .await?;
+                    for (all, (after, before)) in cpu[index]
+                        .iter_mut()
+                        .zip(relay.usage().into_iter().zip(before))
+                    {
+                        all.add(after.since(before));
+                    }
                 }
-                let before = shelf.usage();
-                timed(&mut blocks[2], per_round, || {
-                    use_tool(&shelf.client, "echo", json!({}))
-                })
-                .await?;
-                for (all, (after, before)) in cpu[2..]
-                    .iter_mut()
-                    .zip(shelf.usage().into_iter().zip(before))
-                {
-                    all.add(after.since(before));
-                }
-                differences.push(p50_us(&blocks[2]) - p50_us(&blocks[1]));
+                let p50 = |relay: usize| p50_us(&blocks[relay + 1]);
+                differences[0].push(p50(TOOLSHELF) - p50(FLOOR));
+                differences[1].push(p50(LOOP_FLOOR) - p50(FLOOR));
+                differences[2].push(p50(TOOLSHELF) - p50(LOOP_FLOOR));
                 for (all, block) in samples.iter_mut().zip(blocks) {
                     all.extend(block);
                 }
@@ -90,71 +109,102 @@ impl Bench<'_> {
                 call(direct, "big", large_result.clone())
             })
             .await?;
-            timed(&mut large[1], large_per_start, || {
-                call(&floor.client, "big", large_result.clone())
-            })
-            .await?;
-            timed(&mut large[2], large_per_start, || {
-                use_tool(&shelf.client, "big", large_result.clone())
-            })
-            .await?;
-            close(floor.client).await;
-            close(shelf.client).await;
+            for (index, relay) in relays.iter().enumerate() {
+                timed(&mut large[index + 1], large_per_start, || {
+                    relay.call("big", large_result.clone())
+                })
+                .await?;
+            }
+            for relay in relays {
+                close(relay.client).await;
+            }
         }
         let calls = samples[1].len().max(1) as f64;
         let per_call = |ns: u64| round(ns as f64 / 1000.0 / calls);
         let switches = |usage: &Usage| round(usage.switches as f64 / calls);
-        differences.sort_by(f64::total_cmp);
-        let [direct, floor, shelf] = samples;
+        let [direct, floor, loop_floor, shelf] = samples;
         let floor_vs_direct = compare(&direct, &floor);
         let shelf_vs_direct = compare(&direct, &shelf);
-        let [large_direct, large_floor, large_shelf] = large;
+        let [large_direct, large_floor, large_loop, large_shelf] = large;
+        let [mut over_floor, loop_over_floor, over_loop] = differences.map(paired);
+        over_floor["process_starts"] = json!(starts);
         Ok(json!({
             "floor": floor_vs_direct,
             "toolshelf": shelf_vs_direct,
-            "toolshelf_over_floor_p50_us": {
-                "median": round(differences[differences.len() / 2]),
-                "min": round(differences[0]),
-                "max": round(differences[differences.len() - 1]),
-                "rounds": differences.len(),
-                "process_starts": starts,
-            },
+            "toolshelf_over_floor_p50_us": over_floor,
             "p99_ratio_over_floor": round3(
                 shelf_vs_direct["ratio_p99"].as_f64().unwrap_or(0.0)
                     - floor_vs_direct["ratio_p99"].as_f64().unwrap_or(0.0)
             ),
+            // The same copy of lines on toolshelf's event loop: what the loop costs a relay
+            // that does no work, and what toolshelf's work costs over it.
+            "loop_floor": {
+                "vs_direct": compare(&direct, &loop_floor),
+                "over_floor_p50_us": loop_over_floor,
+                "toolshelf_over_it_p50_us": over_loop,
+                "cpu_us_per_call": per_call(cpu[LOOP_FLOOR][0].cpu_ns),
+                "kernel_us_per_call": per_call(cpu[LOOP_FLOOR][0].kernel_ns),
+                "1MB": compare(&large_direct, &large_loop),
+            },
             "1MB": {
                 "floor": compare(&large_direct, &large_floor),
                 "toolshelf": compare(&large_direct, &large_shelf),
             },
             "cpu_us_per_call": {
-                "floor": per_call(cpu[0].cpu_ns),
-                "floor_child": per_call(cpu[1].cpu_ns),
-                "toolshelf": per_call(cpu[2].cpu_ns),
-                "toolshelf_child": per_call(cpu[3].cpu_ns),
+                "floor": per_call(cpu[FLOOR][0].cpu_ns),
+                "floor_child": per_call(cpu[FLOOR][1].cpu_ns),
+                "toolshelf": per_call(cpu[TOOLSHELF][0].cpu_ns),
+                "toolshelf_child": per_call(cpu[TOOLSHELF][1].cpu_ns),
             },
             // Why toolshelf's p50 sits above the floor's: its CPU per call, how much of it is the
             // kernel's (system calls, wake-ups), and how often each relay sleeps and wakes.
             "why": {
                 "kernel_us_per_call": {
-                    "floor": per_call(cpu[0].kernel_ns),
-                    "toolshelf": per_call(cpu[2].kernel_ns),
+                    "floor": per_call(cpu[FLOOR][0].kernel_ns),
+                    "toolshelf": per_call(cpu[TOOLSHELF][0].kernel_ns),
                 },
                 "switches_per_call": {
-                    "floor": switches(&cpu[0]),
-                    "toolshelf": switches(&cpu[2]),
+                    "floor": switches(&cpu[FLOOR][0]),
+                    "toolshelf": switches(&cpu[TOOLSHELF][0]),
                 },
             },
         }))
     }
 
-    /// The fixture behind `toolshelf-floor stdio`, connected.
-    async fn floor_relay(&self) -> anyhow::Result<Relay> {
+    /// The fixture behind `toolshelf-floor MODE` (`stdio` or `stdio-loop`), connected.
+    async fn floor_relay(&self, mode: &str) -> anyhow::Result<Relay> {
         let mut command = tokio::process::Command::new(&self.options.floor);
-        command.arg("stdio").arg("--").arg(&self.options.fixture);
+        command.arg(mode).arg("--").arg(&self.options.fixture);
         let (client, pid) = connect(command).await?;
-        Ok(Relay { client, pid })
+        Ok(Relay {
+            client,
+            pid,
+            toolshelf: false,
+        })
     }
+
+    /// The fixture behind toolshelf, its toolbox open.
+    async fn toolshelf_relay(&self, config: &std::path::Path) -> anyhow::Result<Relay> {
+        let (client, pid) = self.toolshelf(config).await?;
+        call(&client, "open_toolbox", json!({"toolbox": "bench"})).await?;
+        Ok(Relay {
+            client,
+            pid,
+            toolshelf: true,
+        })
+    }
+}
+
+/// The median, least and greatest of paired differences.
+fn paired(mut differences: Vec<f64>) -> Value {
+    differences.sort_by(f64::total_cmp);
+    let at = |index: usize| differences.get(index).copied().map_or(0.0, round);
+    json!({
+        "median": at(differences.len() / 2),
+        "min": at(0),
+        "max": at(differences.len().saturating_sub(1)),
+        "rounds": differences.len(),
+    })
 }
 
 fn p50_us(samples: &[Duration]) -> f64 {

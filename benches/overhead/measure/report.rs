@@ -88,15 +88,32 @@ pub fn table(report: &Value) -> String {
             cpu["toolshelf_child"]
         ),
     );
+    let event_loop = &floor["loop_floor"];
+    line(
+        &mut text,
+        format!(
+            "  the same copy on toolshelf's event loop (stdio-loop): p50 {} us, over the floor paired p50 {} (min {}, max {}); toolshelf over it {} (min {}, max {}); CPU us per call {} (kernel {})",
+            event_loop["vs_direct"]["proxied_us"]["p50"],
+            event_loop["over_floor_p50_us"]["median"],
+            event_loop["over_floor_p50_us"]["min"],
+            event_loop["over_floor_p50_us"]["max"],
+            event_loop["toolshelf_over_it_p50_us"]["median"],
+            event_loop["toolshelf_over_it_p50_us"]["min"],
+            event_loop["toolshelf_over_it_p50_us"]["max"],
+            event_loop["cpu_us_per_call"],
+            event_loop["kernel_us_per_call"]
+        ),
+    );
     let large = &floor["1MB"];
     line(
         &mut text,
         format!(
-            "  1 MB results: direct/floor/toolshelf p50 {} / {} / {} us: the floor adds {}, toolshelf {} (a relay that forwards whole lines pays the floor's)",
+            "  1 MB results: direct/floor/toolshelf p50 {} / {} / {} us: the floor adds {}, the loop floor {}, toolshelf {} (a relay that forwards whole lines pays the floor's)",
             large["floor"]["direct_us"]["p50"],
             large["floor"]["proxied_us"]["p50"],
             large["toolshelf"]["proxied_us"]["p50"],
             large["floor"]["added_p50_us"],
+            event_loop["1MB"]["added_p50_us"],
             large["toolshelf"]["added_p50_us"]
         ),
     );
