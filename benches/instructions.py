@@ -5,7 +5,8 @@ per call of its `big` returning 1 MB of text on stdio (20 calls).
 Only toolshelf is counted, not its child. Beside them, the same per call for the stdio floor
 (`toolshelf-floor stdio`, next to TOOLSHELF), which copies lines and parses nothing, and per
 call of one session over `toolshelf serve --http` (with a token, one keep-alive connection of
-Python's `http.client`; N calls minus none, as on stdio).
+Python's `http.client`; N calls minus none, as on stdio), and the same for the HTTP floor
+(`toolshelf-floor http`, next to TOOLSHELF, called `echo` directly).
 
 Usage: python3 benches/instructions.py [TOOLSHELF [FIXTURE [N]]]
 (default: target/release/toolshelf, target/release/toolshelf-fixture, 2000). Prints JSON.
@@ -67,22 +68,25 @@ start = counted([INITIALIZE])
 base = counted(opened)
 loaded = counted(opened + [echo(2 + i) for i in range(calls)])
 large = counted(opened + [big(2 + i) for i in range(LARGE_CALLS)])
-floor = [os.path.join(os.path.dirname(toolshelf), "toolshelf-floor"), "stdio", "--", os.path.abspath(fixture)]
+floor_binary = os.path.join(os.path.dirname(toolshelf), "toolshelf-floor")
+floor = [floor_binary, "stdio", "--", os.path.abspath(fixture)]
 direct_echo = lambda id: {"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "echo", "arguments": {}}}
 floor_base = counted(opened[:2], floor)
 floor_loaded = counted(opened[:2] + [direct_echo(2 + i) for i in range(calls)], floor)
 
 
-def counted_http(count):
+def counted_http(count, floor=False):
     """callgrind's instruction total for a `toolshelf serve --http` that opens the toolbox in one
-    session and is called `count` times in it, then stopped by SIGINT."""
+    session and is called `count` times in it, then stopped by SIGINT; with `floor`, for the
+    HTTP floor (`toolshelf-floor http`), called `echo` directly the same way."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    out = os.path.join(folder, f"callgrind.http.{count}")
+    out = os.path.join(folder, f"callgrind.http.{count}.{floor}")
+    command = ([floor_binary, "http", f"127.0.0.1:{port}", "--", os.path.abspath(fixture)] if floor
+               else [toolshelf, "serve", "--config", config, "--no-cache", "--http", f"127.0.0.1:{port}"])
     process = subprocess.Popen(
-        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", toolshelf, "serve",
-         "--config", config, "--no-cache", "--http", f"127.0.0.1:{port}"],
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *command],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         env={**os.environ, "RUST_LOG": "error", "TOOLSHELF_TOKEN": "callgrind"})
     headers = {"Authorization": "Bearer callgrind", "Content-Type": "application/json",
@@ -105,7 +109,8 @@ def counted_http(count):
             time.sleep(0.05)
     headers["Mcp-Session-Id"] = answer.getheader("Mcp-Session-Id")
     headers["MCP-Protocol-Version"] = INITIALIZE["params"]["protocolVersion"]
-    for message in opened[1:] + [echo(2 + i) for i in range(count)]:
+    requests = [(direct_echo if floor else echo)(2 + i) for i in range(count)]
+    for message in (opened[1:2] if floor else opened[1:]) + requests:
         post(message)
     connection.close()
     process.send_signal(signal.SIGINT)
@@ -116,8 +121,11 @@ def counted_http(count):
 
 http_base = counted_http(0)
 http_loaded = counted_http(calls)
+http_floor_base = counted_http(0, floor=True)
+http_floor_loaded = counted_http(calls, floor=True)
 print(json.dumps({"toolshelf": toolshelf, "to_first_initialize_answer": start,
                   "calls": calls, "per_echo_call": round((loaded - base) / calls),
                   "per_1mb_result_call": round((large - base) / LARGE_CALLS),
                   "floor_per_echo_call": round((floor_loaded - floor_base) / calls),
-                  "http_per_echo_call": round((http_loaded - http_base) / calls)}))
+                  "http_per_echo_call": round((http_loaded - http_base) / calls),
+                  "http_floor_per_echo_call": round((http_floor_loaded - http_floor_base) / calls)}))
