@@ -1,9 +1,10 @@
 //! Reading JSON already known to be valid, without checking it again: a `RawValue`'s text, which
-//! serde_json checked when it read the line, or the config's schema as the binary holds it
-//! (`schema_check::trimmed`, which parses each part it keeps). A value is passed over by finding
-//! its end, a string's a word at a time, so a 1 MB tool result is not decoded a second time to
-//! read the few members toolshelf needs. On text that is not valid JSON it never panics; it may
-//! answer `None` or read nonsense.
+//! serde_json checked when it read the line, a large line from a child (`children::large_line`,
+//! whose reading counts only once `valid_json` has accepted the line), or the config's schema as
+//! the binary holds it (`schema_check::trimmed`, which parses each part it keeps). A value is
+//! passed over by finding its end, a string's a word at a time, so a 1 MB tool result is not
+//! decoded a second time to read the few members toolshelf needs. On text that is not valid JSON
+//! it never panics; it may answer `None` or read nonsense.
 
 use std::borrow::Cow;
 
