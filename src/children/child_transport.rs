@@ -9,7 +9,6 @@
 
 use std::{
     borrow::Cow,
-    ops::Range,
     sync::{
         Arc,
         atomic::{AtomicBool, Ordering},
@@ -98,24 +97,15 @@ impl<R: AsyncRead + Send + Unpin + 'static> ChildTransport<R> {
         }
     }
 
-    /// Handles a message that belongs to a direct call. A result is copied, unless the message
-    /// was read from `line`, which the caller then copies whole (`Direct::ResultAt`).
-    fn take_direct(&self, envelope: &RouteKeys<'_>, line: Option<&str>) -> Direct {
+    /// Handles a message that belongs to a direct call (its result copied); true when it did.
+    fn take_direct(&self, envelope: &RouteKeys<'_>) -> bool {
         match (&envelope.method, &envelope.id) {
             (None, Some(id)) => {
                 let Some(id) = direct_id(id) else {
-                    return Direct::No;
+                    return false;
                 };
                 let answer = match (envelope.result, envelope.error) {
-                    (Some(result), None) => match line {
-                        Some(line) => {
-                            let result = result.get();
-                            let start = result.as_ptr() as usize - line.as_ptr() as usize;
-                            let result = start..start + result.len();
-                            return Direct::ResultAt { id, result };
-                        }
-                        None => Answer::Result(ResultText::Copied(result.to_owned())),
-                    },
+                    (Some(result), None) => Answer::Result(ResultText::Copied(result.to_owned())),
                     (None, Some(error)) => match serde_json::from_str::<ErrorBody>(error.get()) {
                         Ok(error) => Answer::Error {
                             code: error.code,
@@ -138,66 +128,53 @@ impl<R: AsyncRead + Send + Unpin + 'static> ChildTransport<R> {
                     },
                 };
                 self.calls.answer(id, answer);
-                Direct::Handled
+                true
             }
             (Some(method), None) if method == "notifications/progress" => {
                 let Some(params) = envelope.params else {
-                    return Direct::No;
+                    return false;
                 };
                 let Ok(progress) = serde_json::from_str::<ChildProgress<'_>>(params.get()) else {
-                    return Direct::No;
+                    return false;
                 };
                 let Some(id) = direct_id(&progress.token.0) else {
-                    return Direct::No;
+                    return false;
                 };
                 if self.calls.progress(id, &progress).is_none() {
                     tracing::debug!(id, "ignoring progress for a call that is not waiting");
                 }
-                Direct::Handled
+                true
             }
-            _ => Direct::No,
+            _ => false,
         }
     }
 
     /// Decodes one line for rmcp; `None` for a line that is not a message (logged) or that a
     /// direct call took. The line is checked for UTF-8 once, whole, not string by string. A
-    /// direct call's result in a large line (`LARGE_LINE`) is handed on in a copy of the whole
-    /// line, in place of a copy of the result alone, so its answer is built in that copy.
+    /// large line (`LARGE_LINE`) that is a direct call's plain answer (`large_line`) is handed on
+    /// in a copy of the whole line, in place of a copy of the result alone, so its answer is
+    /// built in that copy; any other line is read by serde_json.
     fn decode(&self, text: &[u8]) -> Option<RxJsonRpcMessage<RoleClient>> {
         let Ok(line) = std::str::from_utf8(text) else {
             return for_rmcp(text);
         };
-        let large = (line.len() >= LARGE_LINE).then_some(line);
-        let direct = match large.and_then(large_line::direct_result) {
-            Some((id, result)) => Direct::ResultAt { id, result },
-            None => match serde_json::from_str::<RouteKeys<'_>>(line) {
-                Ok(envelope) => self.take_direct(&envelope, large),
-                Err(_) => Direct::No,
-            },
-        };
-        match direct {
-            Direct::Handled => None,
-            Direct::ResultAt { id, result } => {
-                let mut copy = String::with_capacity(line.len() + 1);
-                copy.push_str(line);
-                copy.push('\n');
-                let result = ResultText::InLine { line: copy, result };
-                self.calls.answer(id, Answer::Result(result));
-                None
-            }
-            Direct::No => for_rmcp(text),
+        if line.len() >= LARGE_LINE
+            && let Some((id, result)) = large_line::direct_result(line)
+        {
+            let mut copy = String::with_capacity(line.len() + 1);
+            copy.push_str(line);
+            copy.push('\n');
+            let result = ResultText::InLine { line: copy, result };
+            self.calls.answer(id, Answer::Result(result));
+            return None;
         }
+        if let Ok(envelope) = serde_json::from_str::<RouteKeys<'_>>(line)
+            && self.take_direct(&envelope)
+        {
+            return None;
+        }
+        for_rmcp(text)
     }
-}
-
-/// What a line held for a direct call.
-enum Direct {
-    /// Nothing: the line is rmcp's.
-    No,
-    /// An answer or progress, handled.
-    Handled,
-    /// A result, at this range of the line it was read from.
-    ResultAt { id: i64, result: Range<usize> },
 }
 
 /// A line for rmcp, decoded; `None` (logged) if it is not a message.

@@ -21,7 +21,7 @@ pub(crate) const LARGE_LINE: usize = 64 * 1024;
 pub(crate) enum ResultText {
     Copied(Box<RawValue>),
     /// The child's line, newline included, and where the result lies in it. Valid JSON: the
-    /// line was checked before it came here (`large_line`, else serde_json).
+    /// line was checked before it came here (`large_line`).
     InLine {
         line: String,
         result: Range<usize>,

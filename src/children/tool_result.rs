@@ -33,8 +33,8 @@ impl ToolResultJson {
     /// objects with a string `type`, whose `isError`, if any, is a boolean, and whose
     /// `resultType`, if any, is `"complete"` (the other kinds answer requests toolshelf never
     /// makes); none of these four written twice. Anything else comes back as it was. `raw` is
-    /// valid JSON (serde_json checked it when it read the line), so it is skimmed, not decoded
-    /// again: a 1 MB text block is passed over a word at a time.
+    /// valid JSON (checked with the line it came in: `ResultText`), so it is skimmed, not
+    /// decoded again: a 1 MB text block is passed over a word at a time.
     pub(crate) fn check(raw: ResultText) -> Result<Self, ResultText> {
         let Some(shape) = Shape::read(raw.get()) else {
             return Err(raw);
