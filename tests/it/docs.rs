@@ -176,23 +176,25 @@ fn flags_of(help: &str) -> BTreeSet<String> {
 
 /// The flags of other programs that the docs name on their own, with whose they are.
 const OTHER_PROGRAMS_FLAGS: &[&str] = &[
-    "--locked",    // cargo install
-    "--path",      // cargo install
-    "--cli",       // the MCP Inspector
-    "--build-arg", // docker build
-    "--bench",     // cargo bench
-    "--quick",     // the benchmark
-    "--only",      // the benchmark
-    "--out",       // the benchmark
-    "--transport", // the everything server's own
-    "--scope",     // claude mcp add
-    "--env",       // claude mcp add
-    "--bin",       // cargo install
-    "--profile",   // cargo build
-    "--test",      // cargo test
-    "--lib",       // cargo test
-    "--ask",       // toolshelf-fixture, the tests' child
-    "--protocol",  // toolshelf-fixture
+    "--locked",               // cargo install
+    "--path",                 // cargo install
+    "--cli",                  // the MCP Inspector
+    "--build-arg",            // docker build
+    "--bench",                // cargo bench
+    "--quick",                // the benchmark
+    "--only",                 // the benchmark
+    "--out",                  // the benchmark
+    "--transport",            // the everything server's own
+    "--scope",                // claude mcp add
+    "--env",                  // claude mcp add
+    "--bin",                  // cargo install
+    "--profile",              // cargo build
+    "--test",                 // cargo test
+    "--lib",                  // cargo test
+    "--ask",                  // toolshelf-fixture, the tests' child
+    "--protocol",             // toolshelf-fixture
+    "--symbol-ordering-file", // LLD, as build.rs passes it
+    "--zig",                  // maturin build
 ];
 
 /// Where a command line of toolshelf starts in `text`: at its start, after `$ ` or `-- `, or after

@@ -20,6 +20,7 @@ mod flat;
 mod forwarding;
 mod harness;
 mod hostile;
+mod hot_code;
 mod http_callers;
 mod http_direct;
 mod http_edges;

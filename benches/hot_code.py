@@ -1,0 +1,167 @@
+"""Writes benches/hot_code.order: the functions of toolshelf's release build that serve calls,
+then those of its start-up, for the linker to lay out together (build.rs says why).
+
+    python3 benches/hot_code.py            (about 10 minutes: two release links, callgrind)
+
+It links the release binary with its symbols kept (`cargo rustc --release -- -C strip=none`:
+the names are the release build's own, which a profiling build's are not), runs it under
+callgrind serving the fixture four times (stdio and `serve --http`, with no calls and with 1,000
+`use_tool` echo calls and twenty 1 MB results), and orders the functions by what they ran:
+first those whose cost grew with the calls (hottest first), then the rest that start-up ran.
+Functions of shared libraries (glibc's memcpy, malloc) are not toolshelf's to place. Then it
+links the release binary again as `cargo build --release` does, with LLD's map, and counts the
+names of the file that link placed: all of them, unless the build's names are not the ones the
+file was written from."""
+
+import http.client
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ORDER = ROOT / "benches" / "hot_code.order"
+CALLS, LARGE = 1000, 20
+TOKEN = "hot-code-token"
+
+
+def main():
+    run(["cargo", "build", "--release", "--quiet", "--bin", "toolshelf-fixture"])
+    run(["cargo", "rustc", "--release", "--quiet", "--bin", "toolshelf", "--", "-C", "strip=none"])
+    with tempfile.TemporaryDirectory() as work:
+        work = Path(work)
+        binary = work / "toolshelf"
+        binary.write_bytes((ROOT / "target/release/toolshelf").read_bytes())
+        binary.chmod(0o755)
+        config = work / "config.json"
+        fixture = ROOT / "target/release/toolshelf-fixture"
+        config.write_text(json.dumps({"toolboxes": {"bench": {"mcpServers": {
+            "fx": {"command": str(fixture), "idleTimeout": 0}}}}}))
+        costs = {}
+        for serve in (over_stdio, over_http):
+            idle = self_costs(serve(binary, config, work / "idle.out", 0))
+            busy = self_costs(serve(binary, config, work / "busy.out", CALLS))
+            for name, cost in busy.items():
+                grown = cost - idle.get(name, 0)
+                costs[name] = max(costs.get(name, 0), grown if grown > 0 else 0)
+            for name in idle:
+                costs.setdefault(name, 0)
+        defined = defined_functions(binary)
+        hot = sorted((n for n, c in costs.items() if c > 0 and n in defined), key=lambda n: -costs[n])
+        start = sorted(n for n, c in costs.items() if c == 0 and n in defined)
+        ORDER.write_text("".join(name + "\n" for name in hot + start))
+        print(f"{ORDER.relative_to(ROOT)}: {len(hot)} functions that serve calls, "
+              f"{len(start)} of start-up", file=sys.stderr)
+        linked = work / "toolshelf.map"
+        run(["cargo", "build", "--release", "--quiet", "--bin", "toolshelf"],
+            TOOLSHELF_LINK_MAP=str(linked))
+        placed = set(re.findall(r"\(\.text\.([^)\s]+)\)", linked.read_text(errors="replace")))
+        found = sum(name in placed for name in hot + start)
+        print(f"the release link placed {found} of its {len(hot) + len(start)} names",
+              file=sys.stderr)
+
+
+def run(command, **env):
+    subprocess.run(command, cwd=ROOT, check=True, env={**os.environ, **env})
+
+
+def valgrind(binary, config, out, *extra):
+    return ["valgrind", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={out}",
+            str(binary), "serve", "--config", str(config), "--no-cache", *extra]
+
+
+def calls(count):
+    """The requests of one session: open the toolbox, `count` echo calls, 1 MB results."""
+    call = lambda i, name, arguments: {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {
+        "name": "use_tool", "arguments": {
+            "tool": {"toolbox": "bench", "server": "fx", "name": name}, "arguments": arguments}}}
+    steps = [{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+              "params": {"name": "open_toolbox", "arguments": {"toolbox": "bench"}}}]
+    steps += [call(10 + i, "echo", {"message": "hi"}) for i in range(count)]
+    large = LARGE if count else 0
+    steps += [call(100_000 + i, "big", {"bytes": 1_000_000}) for i in range(large)]
+    return steps
+
+
+INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "hot", "version": "0"}}}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def over_stdio(binary, config, out, count):
+    env = {**os.environ, "RUST_LOG": "error"}
+    process = subprocess.Popen(valgrind(binary, config, out), stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    for message in [INITIALIZE, INITIALIZED] + calls(count):
+        process.stdin.write(json.dumps(message).encode() + b"\n")
+        process.stdin.flush()
+        while "id" in message and json.loads(process.stdout.readline()).get("id") != message["id"]:
+            pass
+    process.stdin.close()
+    process.wait()
+    return out
+
+
+def over_http(binary, config, out, count):
+    port = 38400 + count % 100
+    env = {**os.environ, "RUST_LOG": "error", "TOOLSHELF_TOKEN": TOKEN}
+    process = subprocess.Popen(valgrind(binary, config, out, "--http", f"127.0.0.1:{port}"),
+                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, env=env)
+    headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json",
+               "Accept": "application/json, text/event-stream"}
+    for _ in range(600):
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", port)
+            connection.request("POST", "/mcp", json.dumps(INITIALIZE), headers)
+            answer = connection.getresponse()
+            answer.read()
+            break
+        except OSError:
+            time.sleep(0.05)
+    else:
+        sys.exit(f"toolshelf serve --http did not answer on port {port}")
+    headers["Mcp-Session-Id"] = answer.getheader("Mcp-Session-Id")
+    headers["MCP-Protocol-Version"] = INITIALIZE["params"]["protocolVersion"]
+    for message in [INITIALIZED] + calls(count):
+        connection.request("POST", "/mcp", json.dumps(message), headers)
+        connection.getresponse().read()
+    process.send_signal(2)
+    process.wait()
+    return out
+
+
+def self_costs(path):
+    """Instructions each function ran itself, from a callgrind file (names compressed)."""
+    names, costs, current, after_call = {}, {}, None, False
+    for line in open(path, errors="replace"):
+        if line.startswith(("fn=", "cfn=")):
+            match = re.match(r"c?fn=\((\d+)\)(?: (.*))?", line.strip())
+            if match and match[2]:
+                names[match[1]] = match[2]
+            if line.startswith("fn="):
+                current = names.get(match[1]) if match else None
+        elif line.startswith("calls="):
+            after_call = True
+        elif line[:1].isdigit() or line[:1] in "+-*":
+            fields = line.split()
+            if after_call:
+                after_call = False  # the inclusive cost of the call before it
+            elif current and len(fields) > 1 and fields[1].isdigit():
+                costs[current] = costs.get(current, 0) + int(fields[1])
+    return costs
+
+
+def defined_functions(binary):
+    listing = subprocess.run(["nm", "--defined-only", str(binary)], capture_output=True,
+                             text=True, check=True).stdout
+    return {fields[2] for fields in map(str.split, listing.splitlines())
+            if len(fields) == 3 and fields[1] in "tTwW"}
+
+
+if __name__ == "__main__":
+    main()
