@@ -49,8 +49,9 @@ fn main() {
 }
 
 /// An optimized build for x86_64 Linux (glibc) by rustc 1.90 or later, its linker not set
-/// anywhere cargo would take it from: GNU ld and zig's linker refuse the option (maturin's
-/// `--zig`, which builds the packages, sets the target's linker and `TARGET_CC`).
+/// anywhere cargo would take it from: GNU ld and zig's linker refuse the option. maturin's
+/// `--zig`, which builds the packages, sets `RUSTC_LINKER` and the target's `…_LINKER` to its
+/// zig wrapper (seen from a build script under maturin 1's `build --release --zig`).
 fn linked_by_rustcs_lld() -> bool {
     let var = |name: &str| env::var(name).unwrap_or_default();
     if var("TOOLSHELF_HOT_CODE_ORDER") == "0"
