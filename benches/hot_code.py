@@ -13,20 +13,20 @@ links the release binary again as `cargo build --release` does, with LLD's map, 
 names of the file that link placed: all of them, unless the build's names are not the ones the
 file was written from."""
 
-import http.client
 import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from callgrind_runs import INITIALIZE, INITIALIZED, OPEN, over_http, over_stdio, use_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 ORDER = ROOT / "benches" / "hot_code.order"
 CALLS, LARGE = 1000, 20
-TOKEN = "hot-code-token"
 
 
 def main():
@@ -42,9 +42,14 @@ def main():
         config.write_text(json.dumps({"toolboxes": {"bench": {"mcpServers": {
             "fx": {"command": str(fixture), "idleTimeout": 0}}}}}))
         costs = {}
-        for serve in (over_stdio, over_http):
-            idle = self_costs(serve(binary, config, work / "idle.out", 0))
-            busy = self_costs(serve(binary, config, work / "busy.out", CALLS))
+        serve = [str(binary), "serve", "--config", str(config), "--no-cache"]
+        runs = [lambda steps, out: over_stdio(serve, [INITIALIZE, INITIALIZED] + steps, out,
+                                              "--demangle=no"),
+                lambda steps, out: over_http(lambda address: serve + ["--http", address],
+                                             [INITIALIZED] + steps, out, "--demangle=no")]
+        for under_callgrind in runs:
+            idle = self_costs(under_callgrind(session(0), work / "idle.out"))
+            busy = self_costs(under_callgrind(session(CALLS), work / "busy.out"))
             for name, cost in busy.items():
                 grown = cost - idle.get(name, 0)
                 costs[name] = max(costs.get(name, 0), grown if grown > 0 else 0)
@@ -72,70 +77,12 @@ def run(command, **env):
     subprocess.run(command, cwd=ROOT, check=True, env={**os.environ, **env})
 
 
-def valgrind(binary, config, out, *extra):
-    return ["valgrind", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={out}",
-            str(binary), "serve", "--config", str(config), "--no-cache", *extra]
-
-
-def calls(count):
-    """The requests of one session: open the toolbox, `count` echo calls, 1 MB results."""
-    call = lambda i, name, arguments: {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {
-        "name": "use_tool", "arguments": {
-            "tool": {"toolbox": "bench", "server": "fx", "name": name}, "arguments": arguments}}}
-    steps = [{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-              "params": {"name": "open_toolbox", "arguments": {"toolbox": "bench"}}}]
-    steps += [call(10 + i, "echo", {"message": "hi"}) for i in range(count)]
+def session(count):
+    """The requests of one session after `initialize`: open the toolbox, `count` echo calls and,
+    with calls, LARGE 1 MB results."""
+    steps = [OPEN] + [use_tool(10 + i, "echo", {"message": "hi"}) for i in range(count)]
     large = LARGE if count else 0
-    steps += [call(100_000 + i, "big", {"bytes": 1_000_000}) for i in range(large)]
-    return steps
-
-
-INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "hot", "version": "0"}}}
-INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-
-
-def over_stdio(binary, config, out, count):
-    env = {**os.environ, "RUST_LOG": "error"}
-    process = subprocess.Popen(valgrind(binary, config, out), stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-    for message in [INITIALIZE, INITIALIZED] + calls(count):
-        process.stdin.write(json.dumps(message).encode() + b"\n")
-        process.stdin.flush()
-        while "id" in message and json.loads(process.stdout.readline()).get("id") != message["id"]:
-            pass
-    process.stdin.close()
-    process.wait()
-    return out
-
-
-def over_http(binary, config, out, count):
-    port = 38400 + count % 100
-    env = {**os.environ, "RUST_LOG": "error", "TOOLSHELF_TOKEN": TOKEN}
-    process = subprocess.Popen(valgrind(binary, config, out, "--http", f"127.0.0.1:{port}"),
-                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, env=env)
-    headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json",
-               "Accept": "application/json, text/event-stream"}
-    for _ in range(600):
-        try:
-            connection = http.client.HTTPConnection("127.0.0.1", port)
-            connection.request("POST", "/mcp", json.dumps(INITIALIZE), headers)
-            answer = connection.getresponse()
-            answer.read()
-            break
-        except OSError:
-            time.sleep(0.05)
-    else:
-        sys.exit(f"toolshelf serve --http did not answer on port {port}")
-    headers["Mcp-Session-Id"] = answer.getheader("Mcp-Session-Id")
-    headers["MCP-Protocol-Version"] = INITIALIZE["params"]["protocolVersion"]
-    for message in [INITIALIZED] + calls(count):
-        connection.request("POST", "/mcp", json.dumps(message), headers)
-        connection.getresponse().read()
-    process.send_signal(2)
-    process.wait()
-    return out
+    return steps + [use_tool(100_000 + i, "big", {"bytes": 1_000_000}) for i in range(large)]
 
 
 def self_costs(path):

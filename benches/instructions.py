@@ -13,15 +13,13 @@ Usage: python3 benches/instructions.py [TOOLSHELF [FIXTURE [N]]]
 Compare two builds by giving each's TOOLSHELF in turn.
 """
 
-import http.client
 import json
 import os
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from callgrind_runs import INITIALIZE, INITIALIZED, OPEN, over_http, over_stdio, total, use_tool
 
 toolshelf = sys.argv[1] if len(sys.argv) > 1 else "target/release/toolshelf"
 fixture = sys.argv[2] if len(sys.argv) > 2 else "target/release/toolshelf-fixture"
@@ -30,39 +28,18 @@ folder = tempfile.mkdtemp()
 config = os.path.join(folder, "config.json")
 with open(config, "w") as file:
     json.dump({"toolboxes": {"bench": {"mcpServers": {"fx": {"command": os.path.abspath(fixture), "idleTimeout": 0}}}}}, file)
-INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-    "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "callgrind", "version": "0"}}}
+serve = [toolshelf, "serve", "--config", config, "--no-cache"]
 
 
-def counted(steps, command=None):
+def counted(steps, command=serve):
     """callgrind's instruction total for a toolshelf (or `command`) that is sent `steps` and
     then stdin's end."""
-    out = os.path.join(folder, f"callgrind.{len(steps)}")
-    command = command or [toolshelf, "serve", "--config", config, "--no-cache"]
-    process = subprocess.Popen(
-        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *command],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-        env={**os.environ, "RUST_LOG": "error"})
-    for message in steps:
-        process.stdin.write((json.dumps(message) + "\n").encode())
-        process.stdin.flush()
-        while "id" in message:
-            answer = json.loads(process.stdout.readline())
-            if answer.get("id") == message["id"]:
-                assert "result" in answer, answer
-                break
-    process.stdin.close()
-    process.wait()
-    with open(out) as file:
-        return next(int(line.split()[1]) for line in file if line.startswith(("summary:", "totals:")))
+    return total(over_stdio(command, steps, os.path.join(folder, f"callgrind.{len(steps)}")))
 
 
-opened = [INITIALIZE, {"jsonrpc": "2.0", "method": "notifications/initialized"},
-          {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "open_toolbox", "arguments": {"toolbox": "bench"}}}]
-echo = lambda id: {"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "use_tool", "arguments": {
-    "tool": {"toolbox": "bench", "server": "fx", "name": "echo"}, "arguments": {}}}}
-big = lambda id: {"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "use_tool", "arguments": {
-    "tool": {"toolbox": "bench", "server": "fx", "name": "big"}, "arguments": {"bytes": 1_000_000}}}}
+opened = [INITIALIZE, INITIALIZED, OPEN]
+echo = lambda id: use_tool(id, "echo", {})
+big = lambda id: use_tool(id, "big", {"bytes": 1_000_000})
 LARGE_CALLS = 20
 start = counted([INITIALIZE])
 base = counted(opened)
@@ -77,46 +54,16 @@ floor_loaded = counted(opened[:2] + [direct_echo(2 + i) for i in range(calls)], 
 
 def counted_http(count, floor=False):
     """callgrind's instruction total for a `toolshelf serve --http` that opens the toolbox in one
-    session and is called `count` times in it, then stopped by SIGINT; with `floor`, for the
+    session and is called `count` times in it, then stopped; with `floor`, for the
     HTTP floor (`toolshelf-floor http`), called `echo` directly the same way."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     out = os.path.join(folder, f"callgrind.http.{count}.{floor}")
-    command = ([floor_binary, "http", f"127.0.0.1:{port}", "--", os.path.abspath(fixture)] if floor
-               else [toolshelf, "serve", "--config", config, "--no-cache", "--http", f"127.0.0.1:{port}"])
-    process = subprocess.Popen(
-        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *command],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        env={**os.environ, "RUST_LOG": "error", "TOOLSHELF_TOKEN": "callgrind"})
-    headers = {"Authorization": "Bearer callgrind", "Content-Type": "application/json",
-               "Accept": "application/json, text/event-stream"}
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-
-    def post(message):
-        connection.request("POST", "/mcp", json.dumps(message), headers)
-        answer = connection.getresponse()
-        body = answer.read()
-        assert answer.status in (200, 202), (answer.status, body)
-        return answer
-
-    for _ in range(600):
-        try:
-            answer = post(INITIALIZE)
-            break
-        except (ConnectionError, OSError):
-            connection.close()
-            time.sleep(0.05)
-    headers["Mcp-Session-Id"] = answer.getheader("Mcp-Session-Id")
-    headers["MCP-Protocol-Version"] = INITIALIZE["params"]["protocolVersion"]
-    requests = [(direct_echo if floor else echo)(2 + i) for i in range(count)]
-    for message in (opened[1:2] if floor else opened[1:]) + requests:
-        post(message)
-    connection.close()
-    process.send_signal(signal.SIGINT)
-    process.wait()
-    with open(out) as file:
-        return next(int(line.split()[1]) for line in file if line.startswith(("summary:", "totals:")))
+    if floor:
+        command_on = lambda address: [floor_binary, "http", address, "--", os.path.abspath(fixture)]
+        steps = [INITIALIZED] + [direct_echo(2 + i) for i in range(count)]
+    else:
+        command_on = lambda address: serve + ["--http", address]
+        steps = [INITIALIZED, OPEN] + [echo(2 + i) for i in range(count)]
+    return total(over_http(command_on, steps, out))
 
 
 http_base = counted_http(0)
