@@ -1,7 +1,8 @@
 """Instructions toolshelf runs, counted by callgrind (valgrind), which the machine's noise does
 not move: from its start to its first `initialize` answer, and per `use_tool` call of the
-fixture's `echo` on stdio (callgrind's total for N calls minus its total for none, over N), and
-per call of its `big` returning 1 MB of text on stdio (20 calls).
+fixture's `echo` on stdio (callgrind's total for N calls minus its total for none, over N), the
+same with `_meta.progressToken` on each call (as rmcp's clients, the benchmark's among them, send
+every call), and per call of its `big` returning 1 MB of text on stdio (20 calls).
 Only toolshelf is counted, not its child. Beside them, the same per call for the stdio floor
 (`toolshelf-floor stdio`, next to TOOLSHELF), which copies lines and parses nothing, and per
 call of one session over `toolshelf serve --http` (with a token, one keep-alive connection of
@@ -44,6 +45,14 @@ LARGE_CALLS = 20
 start = counted([INITIALIZE])
 base = counted(opened)
 loaded = counted(opened + [echo(2 + i) for i in range(calls)])
+
+
+def with_progress_token(message):
+    message["params"] = {"_meta": {"progressToken": message["id"]}, **message["params"]}
+    return message
+
+
+loaded_with_token = counted(opened + [with_progress_token(echo(2 + i)) for i in range(calls)])
 large = counted(opened + [big(2 + i) for i in range(LARGE_CALLS)])
 floor_binary = os.path.join(os.path.dirname(toolshelf), "toolshelf-floor")
 floor = [floor_binary, "stdio", "--", os.path.abspath(fixture)]
@@ -72,6 +81,7 @@ http_floor_base = counted_http(0, floor=True)
 http_floor_loaded = counted_http(calls, floor=True)
 print(json.dumps({"toolshelf": toolshelf, "to_first_initialize_answer": start,
                   "calls": calls, "per_echo_call": round((loaded - base) / calls),
+                  "per_echo_call_with_progress_token": round((loaded_with_token - base) / calls),
                   "per_1mb_result_call": round((large - base) / LARGE_CALLS),
                   "floor_per_echo_call": round((floor_loaded - floor_base) / calls),
                   "http_per_echo_call": round((http_loaded - http_base) / calls),

@@ -3,11 +3,14 @@
 //!
 //! `toolshelf-floor stdio -- COMMAND [ARGS...]` starts COMMAND and copies JSON-RPC lines from
 //! its own stdin to the child's and from the child's stdout to its own, parsing nothing beyond
-//! the line ends; `stdio-loop` does the same on toolshelf's event loop (`event_loop`).
+//! the line ends; `stdio-loop` does the same on toolshelf's event loop (`event_loop`);
+//! `stdio-checked` also reads and checks each `use_tool` call and its answer as toolshelf must
+//! (`checked_relay`).
 //! `toolshelf-floor http ADDR -- COMMAND [ARGS...]` is the same child behind the smallest
 //! streamable-HTTP front (`http_front`), on the single-threaded runtime toolshelf uses. What
 //! toolshelf adds over these is what toolshelf itself costs.
 
+mod checked_relay;
 mod event_loop;
 mod http_front;
 
@@ -26,11 +29,23 @@ fn main() -> ExitCode {
     {
         ["stdio", "--", command, rest @ ..] => stdio(command, rest),
         ["stdio-loop", "--", command, rest @ ..] => on_event_loop(event_loop::relay(command, rest)),
+        [
+            "stdio-checked",
+            toolbox,
+            server,
+            tools,
+            "--",
+            command,
+            rest @ ..,
+        ] => on_event_loop(checked_relay::relay(toolbox, server, tools, command, rest)),
         ["http", address, "--", command, rest @ ..] => {
             on_event_loop(http_front::serve(address, command, rest))
         }
         _ => {
-            eprintln!("usage: toolshelf-floor stdio|stdio-loop|http ADDR -- COMMAND [ARGS...]");
+            eprintln!(
+                "usage: toolshelf-floor stdio|stdio-loop|stdio-checked TOOLBOX SERVER TOOLS|http ADDR \
+                 -- COMMAND [ARGS...]"
+            );
             ExitCode::from(2)
         }
     }

@@ -1,5 +1,6 @@
 //! The request an agent sends over and over, read in one pass: a plain `use_tool` call, no
-//! `_meta`, no task, its identifier three unescaped, non-empty strings. The general way reads
+//! task, no `_meta` but a progress token (which rmcp's clients put on every call), its
+//! identifier three unescaped, non-empty strings. The general way reads
 //! such a line four times (the envelope, the call's params, `use_tool`'s input, the identifier
 //! as a JSON value for its schema check): a third of toolshelf's instructions per call. A line
 //! this reader does not take whole (any other shape, key or type, a duplicate key, an escape)
@@ -7,6 +8,7 @@
 //! general way would give, the identifier still judged by `use_tool`'s schema (once per
 //! identifier: `use_tool::CheckedIdentifiers`).
 
+use rmcp::model::ProgressToken;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -33,6 +35,25 @@ struct Params<'a> {
     name: &'a str,
     #[serde(borrow)]
     arguments: Arguments<'a>,
+    /// `"_meta": null` is not an absent `_meta`: the general way reads it.
+    #[serde(rename = "_meta", borrow, default, deserialize_with = "present")]
+    meta: Option<&'a RawValue>,
+}
+
+/// A `_meta` this reader takes: a progress token and nothing else. Any other key (the agent's
+/// own, which the child gets, or MCP's, which are checked) goes the general way.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Meta<'a> {
+    #[serde(rename = "progressToken", borrow)]
+    progress_token: &'a RawValue,
+}
+
+/// A plain `use_tool` call: the agent's id, the call's input, and the progress token it gave.
+pub(crate) struct PlainCall {
+    pub id: AgentId,
+    pub input: UseToolInput,
+    pub progress: Option<ProgressToken>,
 }
 
 #[derive(Deserialize)]
@@ -56,10 +77,10 @@ struct Tool<'a> {
     name: &'a str,
 }
 
-/// The id and input of the `use_tool` call `line` is, if it is a plain one. The line is checked
-/// for UTF-8 once, whole: read as bytes, serde_json checks each string of it on its own (a call
-/// per string, a fifth of this reader's instructions).
-pub(crate) fn read(line: &[u8]) -> Option<(AgentId, UseToolInput)> {
+/// The `use_tool` call `line` is, if it is a plain one. The line is checked for UTF-8 once,
+/// whole: read as bytes, serde_json checks each string of it on its own (a call per string, a
+/// fifth of this reader's instructions).
+pub(crate) fn read(line: &[u8]) -> Option<PlainCall> {
     let Line {
         jsonrpc,
         id,
@@ -77,9 +98,22 @@ pub(crate) fn read(line: &[u8]) -> Option<(AgentId, UseToolInput)> {
     if !plain {
         return None;
     }
+    // As the general way reads it (`CallMeta::from_raw`): a token that is not a string or an
+    // integer sends the line there too.
+    let progress = match params.meta {
+        Some(meta) => {
+            let Meta { progress_token } = serde_json::from_str(meta.get()).ok()?;
+            Some(serde_json::from_str(progress_token.get()).ok()?)
+        }
+        None => None,
+    };
     let id = AgentId::from_raw(id)?;
     let input = UseToolInput::from_parts(tool.toolbox, tool.server, tool.name, arguments);
-    Some((id, input))
+    Some(PlainCall {
+        id,
+        input,
+        progress,
+    })
 }
 
 #[cfg(test)]
@@ -87,7 +121,13 @@ mod tests {
     use super::*;
 
     fn taken(line: &str) -> Option<String> {
-        read(line.as_bytes()).map(|(id, input)| format!("{} {}", id.json(), input.tool_named()))
+        read(line.as_bytes()).map(|call| {
+            let progress = call
+                .progress
+                .map(|token| format!(" progress {}", serde_json::json!(token)))
+                .unwrap_or_default();
+            format!("{} {}{progress}", call.id.json(), call.input.tool_named())
+        })
     }
 
     #[test]
@@ -102,6 +142,35 @@ mod tests {
             taken(&call(r#","arguments":{"x":[1]}"#)).as_deref(),
             Some("7 a/b/c")
         );
+        // A progress token, as rmcp's clients send one on every call, a number or a string.
+        let with_meta = |meta: &str| {
+            call("").replace(
+                r#""name":"use_tool""#,
+                &format!(r#""_meta":{meta},"name":"use_tool""#),
+            )
+        };
+        assert_eq!(
+            taken(&with_meta(r#"{"progressToken":0}"#)).as_deref(),
+            Some("7 a/b/c progress 0")
+        );
+        assert_eq!(
+            taken(&with_meta(r#"{"progressToken":"p-1"}"#)).as_deref(),
+            Some(r#"7 a/b/c progress "p-1""#)
+        );
+        // Any other `_meta` goes the general way: the agent's own keys (forwarded to the
+        // child), MCP's (checked), a token of another type, two tokens, none, or null.
+        for meta in [
+            r#"{"progressToken":0,"traceparent":"00-1"}"#,
+            r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":0}"#,
+            r#"{"progressToken":1.5}"#,
+            r#"{"progressToken":null}"#,
+            r#"{"progressToken":0,"progressToken":1}"#,
+            "{}",
+            "null",
+            "[]",
+        ] {
+            assert_eq!(taken(&with_meta(meta)), None, "{meta}");
+        }
         for left in [
             call(r#","arguments":[]"#),
             call(r#","arguments":null"#),
@@ -112,7 +181,6 @@ mod tests {
             call("").replace(r#""2.0""#, r#""1.0""#),
             call("").replace("use_tool", "open_toolbox"),
             call("").replace("7", "null"),
-            call("").replace(r#""name":"use_tool""#, r#""_meta":{},"name":"use_tool""#),
             call("").replace(r#""name":"use_tool""#, r#""task":{},"name":"use_tool""#),
         ] {
             assert_eq!(taken(&left), None, "{left}");

@@ -106,19 +106,24 @@ impl SessionState {
     /// The id and the request of `line` when it is a plain `use_tool` call, read in one pass
     /// (`meta_tools::use_tool_line`); `None`: read the line the general way
     /// (`jsonrpc::envelope`, then `door_request`), which gives such a line the same outcome.
+    /// A call that asks for progress is one too: a transport that cannot stream it back checks
+    /// `Request::needs_a_stream`, as for `door_request`'s.
     pub(crate) fn door_line(&self, line: &[u8]) -> Option<(AgentId, Request)> {
         if self.is_flat() {
             return None;
         }
         let protocol = self.revision()?;
-        let (id, input) = use_tool_line::read(line)?;
+        let plain = use_tool_line::read(line)?;
         let call = DirectCall {
-            call: AgentCall::UseTool(input),
-            meta: CallMeta::default(),
+            call: AgentCall::UseTool(plain.input),
+            meta: CallMeta {
+                progress: plain.progress,
+                ..CallMeta::default()
+            },
             task: None,
             protocol,
         };
-        Some((id, Request::Call(call)))
+        Some((plain.id, Request::Call(call)))
     }
 
     /// Takes `request` under the agent's `id`: what answers it, or `InUse` when a request with

@@ -39,21 +39,34 @@ async fn the_benchmark_runs_in_quick_mode() {
         let large = floor["1MB"][relay]["proxied_us"]["p50"].as_f64();
         assert!(large.is_some_and(|p50| p50 > 0.0), "1 MB, {relay}: {floor}");
     }
-    // The loop floor's, in the same rounds.
-    let event_loop = &floor["loop_floor"];
-    assert!(
-        event_loop["toolshelf_over_it_p50_us"]["rounds"]
-            == floor["toolshelf_over_floor_p50_us"]["rounds"]
-    );
-    for figure in [
-        &event_loop["vs_direct"]["proxied_us"]["p50"],
-        &event_loop["1MB"]["proxied_us"]["p50"],
-        &event_loop["cpu_us_per_call"],
-    ] {
+    // The loop floor's and the checked floor's, in the same rounds.
+    for name in ["loop_floor", "checked_floor"] {
+        let relay = &floor[name];
         assert!(
-            figure.as_f64().is_some_and(|figure| figure > 0.0),
-            "{event_loop}"
+            relay["toolshelf_over_it_p50_us"]["rounds"]
+                == floor["toolshelf_over_floor_p50_us"]["rounds"]
         );
+        for figure in [
+            &relay["vs_direct"]["proxied_us"]["p50"],
+            &relay["1MB"]["proxied_us"]["p50"],
+            &relay["cpu_us_per_call"],
+        ] {
+            assert!(
+                figure.as_f64().is_some_and(|figure| figure > 0.0),
+                "{name}: {relay}"
+            );
+        }
+    }
+    // The client's CPU beside each relay's.
+    for side in [
+        "direct",
+        "floor",
+        "loop_floor",
+        "checked_floor",
+        "toolshelf",
+    ] {
+        let cpu = floor["cpu_us_per_call"]["client"][side].as_f64();
+        assert!(cpu.is_some_and(|cpu| cpu > 0.0), "{side}: {floor}");
     }
     // The why of the spawn and HTTP rows.
     for process in ["toolshelf", "fixture"] {

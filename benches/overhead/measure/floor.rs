@@ -18,8 +18,9 @@ use super::*;
 struct Relay {
     client: Client,
     pid: u32,
-    /// Whether this is toolshelf, which the fixture's tools are called through with `use_tool`.
-    toolshelf: bool,
+    /// Whether the fixture's tools are called through `use_tool` (toolshelf and the checked
+    /// floor) or by their own names.
+    use_tool: bool,
 }
 
 impl Relay {
@@ -33,9 +34,9 @@ impl Relay {
 }
 
 impl Relay {
-    /// One call of the fixture's `tool` through this relay: through toolshelf a `use_tool`.
+    /// One call of the fixture's `tool` through this relay, a `use_tool` where it takes those.
     async fn call(&self, tool: &str, arguments: Value) -> anyhow::Result<CallToolResult> {
-        if self.toolshelf {
+        if self.use_tool {
             use_tool(&self.client, tool, arguments).await
         } else {
             call(&self.client, tool, arguments).await
@@ -46,7 +47,8 @@ impl Relay {
 /// The relays in the order their blocks run in each round.
 const FLOOR: usize = 0;
 const LOOP_FLOOR: usize = 1;
-const TOOLSHELF: usize = 2;
+const CHECKED_FLOOR: usize = 2;
+const TOOLSHELF: usize = 3;
 
 impl Bench<'_> {
     pub(super) async fn stdio_floor(&self, direct: &Client) -> anyhow::Result<Value> {
@@ -57,20 +59,24 @@ impl Bench<'_> {
             json!({"bench": {"mcpServers": {"fx": self.fixture_server(&[])}}}),
         )?;
         // Direct, then each relay's.
-        let mut samples: [Vec<Duration>; 4] = Default::default();
+        let mut samples: [Vec<Duration>; 5] = Default::default();
         // The same with 1 MB results, a block each per start.
-        let mut large: [Vec<Duration>; 4] = Default::default();
+        let mut large: [Vec<Duration>; 5] = Default::default();
         let large_per_start = self.rounds(2, 5);
         let large_result = json!({"bytes": 1_000_000});
         // p50 differences paired within each round: toolshelf − floor, loop floor − floor,
-        // toolshelf − loop floor.
-        let mut differences: [Vec<f64>; 3] = Default::default();
+        // toolshelf − loop floor, checked floor − floor, toolshelf − checked floor.
+        let mut differences: [Vec<f64>; 5] = Default::default();
         // Each relay's and its child's, over all counted calls.
-        let mut cpu = [[Usage::default(); 2]; 3];
+        let mut cpu = [[Usage::default(); 2]; 4];
+        // The benchmark's own (the agent's side) while each relay's blocks run, direct first.
+        let mut client_cpu = [Usage::default(); 5];
+        let client = std::process::id();
         for _ in 0..starts {
             let relays = [
                 self.floor_relay("stdio").await?,
                 self.floor_relay("stdio-loop").await?,
+                self.checked_relay().await?,
                 self.toolshelf_relay(&config).await?,
             ];
             for _ in 0..per_round.min(100) {
@@ -79,17 +85,21 @@ impl Bench<'_> {
                 }
             }
             for _ in 0..rounds_per_start {
-                let mut blocks: [Vec<Duration>; 4] = Default::default();
+                let mut blocks: [Vec<Duration>; 5] = Default::default();
+                let before = Usage::of(client);
                 timed(&mut blocks[0], per_round, || {
                     call(direct, "echo", json!({}))
                 })
                 .await?;
+                client_cpu[0].add(Usage::of(client).since(before));
                 for (index, relay) in relays.iter().enumerate() {
                     let before = relay.usage();
+                    let client_before = Usage::of(client);
                     timed(&mut blocks[index + 1], per_round, || {
                         relay.call("echo", json!({}))
                     })
                     .await?;
+                    client_cpu[index + 1].add(Usage::of(client).since(client_before));
                     for (all, (after, before)) in cpu[index]
                         .iter_mut()
                         .zip(relay.usage().into_iter().zip(before))
@@ -101,6 +111,8 @@ impl Bench<'_> {
                 differences[0].push(p50(TOOLSHELF) - p50(FLOOR));
                 differences[1].push(p50(LOOP_FLOOR) - p50(FLOOR));
                 differences[2].push(p50(TOOLSHELF) - p50(LOOP_FLOOR));
+                differences[3].push(p50(CHECKED_FLOOR) - p50(FLOOR));
+                differences[4].push(p50(TOOLSHELF) - p50(CHECKED_FLOOR));
                 for (all, block) in samples.iter_mut().zip(blocks) {
                     all.extend(block);
                 }
@@ -122,11 +134,23 @@ impl Bench<'_> {
         let calls = samples[1].len().max(1) as f64;
         let per_call = |ns: u64| round(ns as f64 / 1000.0 / calls);
         let switches = |usage: &Usage| round(usage.switches as f64 / calls);
-        let [direct, floor, loop_floor, shelf] = samples;
+        let [direct, floor, loop_floor, checked, shelf] = samples;
         let floor_vs_direct = compare(&direct, &floor);
         let shelf_vs_direct = compare(&direct, &shelf);
-        let [large_direct, large_floor, large_loop, large_shelf] = large;
-        let [mut over_floor, loop_over_floor, over_loop] = differences.map(paired);
+        let [
+            large_direct,
+            large_floor,
+            large_loop,
+            large_checked,
+            large_shelf,
+        ] = large;
+        let [
+            mut over_floor,
+            loop_over_floor,
+            over_loop,
+            checked_over_floor,
+            over_checked,
+        ] = differences.map(paired);
         over_floor["process_starts"] = json!(starts);
         Ok(json!({
             "floor": floor_vs_direct,
@@ -146,6 +170,16 @@ impl Bench<'_> {
                 "kernel_us_per_call": per_call(cpu[LOOP_FLOOR][0].kernel_ns),
                 "1MB": compare(&large_direct, &large_loop),
             },
+            // A relay that reads and checks each `use_tool` call and its answer as toolshelf
+            // must, and does nothing else: what that work costs, and what toolshelf adds to it.
+            "checked_floor": {
+                "vs_direct": compare(&direct, &checked),
+                "over_floor_p50_us": checked_over_floor,
+                "toolshelf_over_it_p50_us": over_checked,
+                "cpu_us_per_call": per_call(cpu[CHECKED_FLOOR][0].cpu_ns),
+                "child_cpu_us_per_call": per_call(cpu[CHECKED_FLOOR][1].cpu_ns),
+                "1MB": compare(&large_direct, &large_checked),
+            },
             "1MB": {
                 "floor": compare(&large_direct, &large_floor),
                 "toolshelf": compare(&large_direct, &large_shelf),
@@ -155,6 +189,15 @@ impl Bench<'_> {
                 "floor_child": per_call(cpu[FLOOR][1].cpu_ns),
                 "toolshelf": per_call(cpu[TOOLSHELF][0].cpu_ns),
                 "toolshelf_child": per_call(cpu[TOOLSHELF][1].cpu_ns),
+                // The agent's side (this benchmark) while each relay's blocks run: a `use_tool`
+                // call costs the agent more to send than the tool's own call.
+                "client": {
+                    "direct": per_call(client_cpu[0].cpu_ns),
+                    "floor": per_call(client_cpu[FLOOR + 1].cpu_ns),
+                    "loop_floor": per_call(client_cpu[LOOP_FLOOR + 1].cpu_ns),
+                    "checked_floor": per_call(client_cpu[CHECKED_FLOOR + 1].cpu_ns),
+                    "toolshelf": per_call(client_cpu[TOOLSHELF + 1].cpu_ns),
+                },
             },
             // Why toolshelf's p50 sits above the floor's: its CPU per call, how much of it is the
             // kernel's (system calls, wake-ups), and how often each relay sleeps and wakes.
@@ -179,7 +222,22 @@ impl Bench<'_> {
         Ok(Relay {
             client,
             pid,
-            toolshelf: false,
+            use_tool: false,
+        })
+    }
+
+    /// The fixture behind `toolshelf-floor stdio-checked`, serving its tools as toolshelf's
+    /// toolbox `bench`, server `fx`.
+    async fn checked_relay(&self) -> anyhow::Result<Relay> {
+        let mut command = tokio::process::Command::new(&self.options.floor);
+        command
+            .args(["stdio-checked", "bench", "fx", "echo,big", "--"])
+            .arg(&self.options.fixture);
+        let (client, pid) = connect(command).await?;
+        Ok(Relay {
+            client,
+            pid,
+            use_tool: true,
         })
     }
 
@@ -190,7 +248,7 @@ impl Bench<'_> {
         Ok(Relay {
             client,
             pid,
-            toolshelf: true,
+            use_tool: true,
         })
     }
 }

@@ -104,16 +104,39 @@ pub fn table(report: &Value) -> String {
             event_loop["kernel_us_per_call"]
         ),
     );
+    let checked = &floor["checked_floor"];
+    let client = &cpu["client"];
+    line(
+        &mut text,
+        format!(
+            "  a relay that reads and checks each use_tool call and answer, nothing else (stdio-checked): p50 {} us, over the floor paired p50 {} (min {}, max {}); toolshelf over it {} (min {}, max {}); CPU us per call {} (its child {}); the client's CPU us per call direct {}, floor {}, loop floor {}, checked {}, toolshelf {}",
+            checked["vs_direct"]["proxied_us"]["p50"],
+            checked["over_floor_p50_us"]["median"],
+            checked["over_floor_p50_us"]["min"],
+            checked["over_floor_p50_us"]["max"],
+            checked["toolshelf_over_it_p50_us"]["median"],
+            checked["toolshelf_over_it_p50_us"]["min"],
+            checked["toolshelf_over_it_p50_us"]["max"],
+            checked["cpu_us_per_call"],
+            checked["child_cpu_us_per_call"],
+            client["direct"],
+            client["floor"],
+            client["loop_floor"],
+            client["checked_floor"],
+            client["toolshelf"]
+        ),
+    );
     let large = &floor["1MB"];
     line(
         &mut text,
         format!(
-            "  1 MB results: direct/floor/toolshelf p50 {} / {} / {} us: the floor adds {}, the loop floor {}, toolshelf {} (a relay that forwards whole lines pays the floor's)",
+            "  1 MB results: direct/floor/toolshelf p50 {} / {} / {} us: the floor adds {}, the loop floor {}, the checked floor {}, toolshelf {} (a relay that forwards whole lines pays the floor's)",
             large["floor"]["direct_us"]["p50"],
             large["floor"]["proxied_us"]["p50"],
             large["toolshelf"]["proxied_us"]["p50"],
             large["floor"]["added_p50_us"],
             event_loop["1MB"]["added_p50_us"],
+            checked["1MB"]["added_p50_us"],
             large["toolshelf"]["added_p50_us"]
         ),
     );

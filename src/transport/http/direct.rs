@@ -161,7 +161,10 @@ impl DirectPath {
         in_use: DirectCallGuard,
         access: Option<&mut AccessEntry>,
     ) -> Option<Response<Body>> {
-        if let Some((id, request)) = state.door_line(body) {
+        if let Some((id, request)) = state
+            .door_line(body)
+            .filter(|(_, request)| !request.needs_a_stream())
+        {
             if let Some(access) = access {
                 access.call = request.tool_named();
             }
