@@ -8,7 +8,7 @@
 //! schema, no sessions, no timeouts, no cancellation, no progress, no budgets, no audit: what
 //! toolshelf adds over this is the cost of those, and of how it is built.
 
-use std::{collections::HashMap, process::ExitCode};
+use std::{collections::HashMap, io::Write, process::ExitCode};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -188,15 +188,23 @@ fn call_line(line: &[u8], known: &Known, id: u64) -> Option<Upward> {
     } = call.params.arguments.tool;
     let found = toolbox == known.toolbox && server == known.server;
     let Some(tool) = known.tools.get(name).filter(|_| found) else {
+        let message = format!(
+            "no tool {toolbox}/{server}/{name}: this floor serves {}/{}/{{{}}} only, as started",
+            known.toolbox,
+            known.server,
+            known.tools.iter().cloned().collect::<Vec<_>>().join(",")
+        );
         let refusal = format!(
-            r#"{{"jsonrpc":"2.0","id":{},"error":{{"code":-32602,"message":"unknown tool"}}}}"#,
-            call.id.get()
+            r#"{{"jsonrpc":"2.0","id":{},"error":{{"code":-32602,"message":{}}}}}"#,
+            call.id.get(),
+            serde_json::Value::from(message)
         );
         return Some(Upward::Refused([refusal.as_bytes(), b"\n"].concat()));
     };
     let mut request = Vec::with_capacity(line.len() + 64);
     request.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-    request.extend_from_slice(id.to_string().as_bytes());
+    // Written in place: the floor's work per call is what it measures.
+    write!(request, "{id}").ok()?;
     request.extend_from_slice(br#","method":"tools/call","params":{"name":"#);
     serde_json::to_writer(&mut request, tool).ok()?;
     if let Some(arguments) = call.params.arguments.arguments {
@@ -225,7 +233,9 @@ fn readdressed(line: &[u8], waiting: &mut HashMap<u64, Box<RawValue>>) -> Option
     let mut out = Vec::with_capacity(line.len() + 16);
     out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     out.extend_from_slice(agent_id.get().as_bytes());
-    out.extend_from_slice(format!(r#","{member}":"#).as_bytes());
+    out.extend_from_slice(b",\"");
+    out.extend_from_slice(member.as_bytes());
+    out.extend_from_slice(b"\":");
     out.extend_from_slice(value.as_bytes());
     out.extend_from_slice(b"}\n");
     Some(out)

@@ -44,9 +44,11 @@ struct Params<'a> {
 /// own, which the child gets, or MCP's, which are checked) goes the general way.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Meta<'a> {
-    #[serde(rename = "progressToken", borrow)]
-    progress_token: &'a RawValue,
+struct Meta {
+    /// Read as the general way reads it (`CallMeta::from_raw`): what that refuses (a `null`, a
+    /// fraction) sends the line there too.
+    #[serde(rename = "progressToken")]
+    progress_token: ProgressToken,
 }
 
 /// A plain `use_tool` call: the agent's id, the call's input, and the progress token it gave.
@@ -98,13 +100,12 @@ pub(crate) fn read(line: &[u8]) -> Option<PlainCall> {
     if !plain {
         return None;
     }
-    // As the general way reads it (`CallMeta::from_raw`): a token that is not a string or an
-    // integer sends the line there too.
     let progress = match params.meta {
-        Some(meta) => {
-            let Meta { progress_token } = serde_json::from_str(meta.get()).ok()?;
-            Some(serde_json::from_str(progress_token.get()).ok()?)
-        }
+        Some(meta) => Some(
+            serde_json::from_str::<Meta>(meta.get())
+                .ok()?
+                .progress_token,
+        ),
         None => None,
     };
     let id = AgentId::from_raw(id)?;

@@ -71,7 +71,7 @@ impl Bench<'_> {
         let mut cpu = [[Usage::default(); 2]; 4];
         // The benchmark's own (the agent's side) while each relay's blocks run, direct first.
         let mut client_cpu = [Usage::default(); 5];
-        let client = std::process::id();
+        let own_pid = std::process::id();
         for _ in 0..starts {
             let relays = [
                 self.floor_relay("stdio").await?,
@@ -86,20 +86,20 @@ impl Bench<'_> {
             }
             for _ in 0..rounds_per_start {
                 let mut blocks: [Vec<Duration>; 5] = Default::default();
-                let before = Usage::of(client);
+                let before = Usage::of(own_pid);
                 timed(&mut blocks[0], per_round, || {
                     call(direct, "echo", json!({}))
                 })
                 .await?;
-                client_cpu[0].add(Usage::of(client).since(before));
+                client_cpu[0].add(Usage::of(own_pid).since(before));
                 for (index, relay) in relays.iter().enumerate() {
                     let before = relay.usage();
-                    let client_before = Usage::of(client);
+                    let client_before = Usage::of(own_pid);
                     timed(&mut blocks[index + 1], per_round, || {
                         relay.call("echo", json!({}))
                     })
                     .await?;
-                    client_cpu[index + 1].add(Usage::of(client).since(client_before));
+                    client_cpu[index + 1].add(Usage::of(own_pid).since(client_before));
                     for (all, (after, before)) in cpu[index]
                         .iter_mut()
                         .zip(relay.usage().into_iter().zip(before))
