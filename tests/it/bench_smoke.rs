@@ -25,7 +25,7 @@ async fn the_benchmark_runs_in_quick_mode() {
     };
     let report = measure::run(&options).await.expect("the benchmark runs");
     let targets = report["targets"].as_array().expect("targets");
-    assert_eq!(targets.len(), 24);
+    assert_eq!(targets.len(), 25);
     // Every figure is there, those of the npm servers and the HTTP child included.
     for target in targets {
         let measured = target["measured"].as_f64().expect("a number");
@@ -38,6 +38,28 @@ async fn the_benchmark_runs_in_quick_mode() {
     for relay in ["floor", "toolshelf"] {
         let large = floor["1MB"][relay]["proxied_us"]["p50"].as_f64();
         assert!(large.is_some_and(|p50| p50 > 0.0), "1 MB, {relay}: {floor}");
+    }
+    // Each relay's calls per second at 32 in flight, and toolshelf's ratio to the floor's.
+    let rates = &floor["calls_per_s_32_in_flight"];
+    for relay in ["floor", "loop_floor", "checked_floor", "toolshelf"] {
+        let rate = rates[relay].as_f64();
+        assert!(rate.is_some_and(|rate| rate > 0.0), "{relay}: {rates}");
+    }
+    assert!(
+        rates["toolshelf_over_floor"]
+            .as_f64()
+            .is_some_and(|ratio| ratio > 0.0)
+    );
+    // Every switch counted is a sleep or a preemption: the preemptions are a part of them.
+    for why in [&floor["why"], &report["http_serve"]["over_floor"]["why"]] {
+        for relay in ["floor", "toolshelf"] {
+            let switches = why["switches_per_call"][relay].as_f64();
+            let preemptions = why["preemptions_per_call"][relay].as_f64();
+            assert!(
+                preemptions.is_some_and(|p| switches.is_some_and(|s| p <= s && s > 0.0)),
+                "{why}"
+            );
+        }
     }
     // The loop floor's and the checked floor's, in the same rounds.
     for name in ["loop_floor", "checked_floor"] {

@@ -6,7 +6,8 @@
 //! turn), with both relays started anew for every few rounds. Each process's CPU time per call
 //! is read from the kernel's per-thread accounting (`/proc/PID/task/*/schedstat`). A few 1 MB
 //! results go through all three too: what a relay that only copies lines adds to a large
-//! result is the floor under the 1 MB row. A second floor (`toolshelf-floor stdio-loop`) copies
+//! result is the floor under the 1 MB row. Runs of 32 calls in flight through each relay give
+//! the throughput target its ratio to the floor's calls per second. A second floor (`toolshelf-floor stdio-loop`) copies
 //! lines the same way on toolshelf's event loop, in the same rounds: it splits what toolshelf
 //! adds over the floor into what an event loop costs and what toolshelf's work costs.
 
@@ -64,6 +65,9 @@ impl Bench<'_> {
         let mut large: [Vec<Duration>; 5] = Default::default();
         let large_per_start = self.rounds(2, 5);
         let large_result = json!({"bytes": 1_000_000});
+        // Calls per second with 32 in flight through each relay, a run each per start.
+        let mut rates_32: [Vec<f64>; 4] = Default::default();
+        let calls_32 = self.rounds(200, 2000);
         // p50 differences paired within each round: toolshelf − floor, loop floor − floor,
         // toolshelf − loop floor, checked floor − floor, toolshelf − checked floor.
         let mut differences: [Vec<f64>; 5] = Default::default();
@@ -72,7 +76,7 @@ impl Bench<'_> {
         // The benchmark's own (the agent's side) while each relay's blocks run, direct first.
         let mut client_cpu = [Usage::default(); 5];
         let own_pid = std::process::id();
-        for _ in 0..starts {
+        for start in 0..starts {
             let relays = [
                 self.floor_relay("stdio").await?,
                 self.floor_relay("stdio-loop").await?,
@@ -117,6 +121,12 @@ impl Bench<'_> {
                     all.extend(block);
                 }
             }
+            // Each start begins with another relay, so none always runs first.
+            for turn in 0..relays.len() {
+                let index = (turn + start) % relays.len();
+                let relay = &relays[index];
+                rates_32[index].push(rate(calls_32, 32, || relay.call("echo", json!({}))).await?);
+            }
             timed(&mut large[0], large_per_start, || {
                 call(direct, "big", large_result.clone())
             })
@@ -133,7 +143,9 @@ impl Bench<'_> {
         }
         let calls = samples[1].len().max(1) as f64;
         let per_call = |ns: u64| round(ns as f64 / 1000.0 / calls);
-        let switches = |usage: &Usage| round(usage.switches as f64 / calls);
+        let switches = |usage: &Usage| round1(usage.switches as f64 / calls);
+        let preemptions = |usage: &Usage| round1(usage.preemptions as f64 / calls);
+        let [floor_32, loop_32, checked_32, shelf_32] = rates_32.map(|mut runs| median(&mut runs));
         let [direct, floor, loop_floor, checked, shelf] = samples;
         let floor_vs_direct = compare(&direct, &floor);
         let shelf_vs_direct = compare(&direct, &shelf);
@@ -184,6 +196,16 @@ impl Bench<'_> {
                 "floor": compare(&large_direct, &large_floor),
                 "toolshelf": compare(&large_direct, &large_shelf),
             },
+            // The throughput target is a ratio to the floor's calls per second, measured in the
+            // same starts (the medians of the runs).
+            "calls_per_s_32_in_flight": {
+                "floor": round(floor_32),
+                "loop_floor": round(loop_32),
+                "checked_floor": round(checked_32),
+                "toolshelf": round(shelf_32),
+                "toolshelf_over_floor": round3(shelf_32 / floor_32),
+                "runs": starts,
+            },
             "cpu_us_per_call": {
                 "floor": per_call(cpu[FLOOR][0].cpu_ns),
                 "floor_child": per_call(cpu[FLOOR][1].cpu_ns),
@@ -200,7 +222,8 @@ impl Bench<'_> {
                 },
             },
             // Why toolshelf's p50 sits above the floor's: its CPU per call, how much of it is the
-            // kernel's (system calls, wake-ups), and how often each relay sleeps and wakes.
+            // kernel's (system calls, wake-ups), how often each relay is switched out, and how
+            // many of those switches are preemptions rather than sleeps.
             "why": {
                 "kernel_us_per_call": {
                     "floor": per_call(cpu[FLOOR][0].kernel_ns),
@@ -209,6 +232,10 @@ impl Bench<'_> {
                 "switches_per_call": {
                     "floor": switches(&cpu[FLOOR][0]),
                     "toolshelf": switches(&cpu[TOOLSHELF][0]),
+                },
+                "preemptions_per_call": {
+                    "floor": preemptions(&cpu[FLOOR][0]),
+                    "toolshelf": preemptions(&cpu[TOOLSHELF][0]),
                 },
             },
         }))

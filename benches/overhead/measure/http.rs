@@ -209,15 +209,20 @@ impl Bench<'_> {
                 "added_p50_us": over_floor["added_p50_us"],
                 "cpu_us_per_call": {"toolshelf": round(shelf_us), "floor": round(floor_us)},
                 "cpu_ratio": round3(shelf_us / floor_us.max(f64::MIN_POSITIVE)),
-                // Where the CPU goes: the kernel's part, and how often each sleeps and wakes.
+                // Where the CPU goes: the kernel's part, how often each is switched out, and how
+                // many of those switches are preemptions rather than sleeps.
                 "why": {
                     "kernel_us_per_call": {
                         "toolshelf": round(per_call(shelf_usage.kernel_ns)),
                         "floor": round(per_call(floor_usage.kernel_ns)),
                     },
                     "switches_per_call": {
-                        "toolshelf": round(shelf_usage.switches as f64 / calls),
-                        "floor": round(floor_usage.switches as f64 / calls),
+                        "toolshelf": round1(shelf_usage.switches as f64 / calls),
+                        "floor": round1(floor_usage.switches as f64 / calls),
+                    },
+                    "preemptions_per_call": {
+                        "toolshelf": round1(shelf_usage.preemptions as f64 / calls),
+                        "floor": round1(floor_usage.preemptions as f64 / calls),
                     },
                 },
             },

@@ -140,15 +140,30 @@ pub fn table(report: &Value) -> String {
             large["toolshelf"]["added_p50_us"]
         ),
     );
+    let rates = &floor["calls_per_s_32_in_flight"];
+    line(
+        &mut text,
+        format!(
+            "  calls/s at 32 in flight (median of {} runs): floor {}, loop floor {}, checked floor {}, toolshelf {} ({} x the floor's)",
+            rates["runs"],
+            rates["floor"],
+            rates["loop_floor"],
+            rates["checked_floor"],
+            rates["toolshelf"],
+            rates["toolshelf_over_floor"]
+        ),
+    );
     let why = &floor["why"];
     line(
         &mut text,
         format!(
-            "  why: kernel us per call floor {} / toolshelf {}; sleeps and wakes per call floor {} / toolshelf {} (instructions per call: python3 benches/instructions.py)",
+            "  why: kernel us per call floor {} / toolshelf {}; context switches per call floor {} / toolshelf {}, of which preemptions {} / {} (instructions per call: python3 benches/instructions.py)",
             why["kernel_us_per_call"]["floor"],
             why["kernel_us_per_call"]["toolshelf"],
             why["switches_per_call"]["floor"],
-            why["switches_per_call"]["toolshelf"]
+            why["switches_per_call"]["toolshelf"],
+            why["preemptions_per_call"]["floor"],
+            why["preemptions_per_call"]["toolshelf"]
         ),
     );
     line(&mut text, String::new());
@@ -204,7 +219,7 @@ pub fn table(report: &Value) -> String {
     line(
         &mut text,
         format!(
-            "serve --http over the HTTP floor: +{} us p50; CPU us per call toolshelf {} / floor {} ({} x); why: kernel us per call toolshelf {} / floor {}, sleeps and wakes per call toolshelf {} / floor {}",
+            "serve --http over the HTTP floor: +{} us p50; CPU us per call toolshelf {} / floor {} ({} x); why: kernel us per call toolshelf {} / floor {}, context switches per call toolshelf {} / floor {}, of which preemptions {} / {}",
             over["added_p50_us"],
             over["cpu_us_per_call"]["toolshelf"],
             over["cpu_us_per_call"]["floor"],
@@ -212,7 +227,9 @@ pub fn table(report: &Value) -> String {
             over["why"]["kernel_us_per_call"]["toolshelf"],
             over["why"]["kernel_us_per_call"]["floor"],
             over["why"]["switches_per_call"]["toolshelf"],
-            over["why"]["switches_per_call"]["floor"]
+            over["why"]["switches_per_call"]["floor"],
+            over["why"]["preemptions_per_call"]["toolshelf"],
+            over["why"]["preemptions_per_call"]["floor"]
         ),
     );
     line(&mut text, String::new());

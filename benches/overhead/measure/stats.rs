@@ -97,6 +97,10 @@ pub(super) fn round(value: f64) -> f64 {
     value.round()
 }
 
+pub(super) fn round1(value: f64) -> f64 {
+    (value * 10.0).round() / 10.0
+}
+
 pub(super) fn round3(value: f64) -> f64 {
     (value * 1000.0).round() / 1000.0
 }
@@ -135,12 +139,15 @@ pub(super) fn stat_field(path: impl AsRef<std::path::Path>, index: usize) -> Opt
 }
 
 /// How `pid`'s threads (those alive now) have run so far: CPU ns, the part of it in the kernel
-/// (ns, at the kernel's 10 ms tick), and how often they were switched out.
+/// (ns, at the kernel's 10 ms tick), how often they were switched out, and how many of those
+/// times the scheduler took the CPU from a thread that could have gone on (a preemption) rather
+/// than the thread going to sleep.
 #[derive(Clone, Copy, Default)]
 pub(super) struct Usage {
     pub cpu_ns: u64,
     pub kernel_ns: u64,
     pub switches: u64,
+    pub preemptions: u64,
 }
 
 impl Usage {
@@ -158,11 +165,19 @@ impl Usage {
                 usage.kernel_ns += ticks * 10_000_000;
             }
             if let Ok(status) = std::fs::read_to_string(path.join("status")) {
-                usage.switches += status
-                    .lines()
-                    .filter(|line| line.contains("ctxt_switches:"))
-                    .filter_map(|line| line.split_whitespace().nth(1)?.parse::<u64>().ok())
-                    .sum::<u64>();
+                for line in status.lines() {
+                    let Some(count) = line
+                        .contains("ctxt_switches:")
+                        .then(|| line.split_whitespace().nth(1)?.parse::<u64>().ok())
+                        .flatten()
+                    else {
+                        continue;
+                    };
+                    usage.switches += count;
+                    if line.starts_with("nonvoluntary") {
+                        usage.preemptions += count;
+                    }
+                }
             }
         }
         usage
@@ -174,6 +189,7 @@ impl Usage {
             cpu_ns: self.cpu_ns.saturating_sub(earlier.cpu_ns),
             kernel_ns: self.kernel_ns.saturating_sub(earlier.kernel_ns),
             switches: self.switches.saturating_sub(earlier.switches),
+            preemptions: self.preemptions.saturating_sub(earlier.preemptions),
         }
     }
 
@@ -181,5 +197,6 @@ impl Usage {
         self.cpu_ns += more.cpu_ns;
         self.kernel_ns += more.kernel_ns;
         self.switches += more.switches;
+        self.preemptions += more.preemptions;
     }
 }

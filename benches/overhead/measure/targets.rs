@@ -58,6 +58,12 @@ pub(super) fn targets(report: &Value) -> Value {
             false
         ),
         check(
+            "stdio: calls/s at 32 in flight / the stdio floor's",
+            number("/floor/calls_per_s_32_in_flight/toolshelf_over_floor"),
+            TARGET_THROUGHPUT_32_OVER_FLOOR,
+            false
+        ),
+        check(
             "idle RSS (KiB)",
             number("/memory/idle_kb"),
             TARGET_IDLE_RSS_KB as f64,
