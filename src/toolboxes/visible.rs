@@ -22,21 +22,19 @@ impl Toolboxes {
     }
 
     /// The canonical name of the tool of `slot` called `name` (its canonical name, or else its
-    /// alias), among those the session may use.
+    /// alias), among those the session may use. Every call resolves its tool: the list is read
+    /// in place (a copy of it per call cost a gateway's call as much as the rest of the call),
+    /// and the name is compared before the withheld set hashes it.
     pub(crate) fn resolve(&self, slot: &ServerSlot, name: &str) -> Option<Cow<'static, str>> {
-        if self
-            .withheld
-            .tools(&slot.toolbox, &slot.spec.name)
-            .is_none()
-        {
+        let Some(withheld) = self.withheld.tools(&slot.toolbox, &slot.spec.name) else {
             return slot.catalog.resolve(name);
-        }
-        let tools = self.tools_of(slot);
-        let found = tools.iter().find(|tool| tool.name() == name).or_else(|| {
-            tools
-                .iter()
-                .find(|tool| tool.alias.as_deref() == Some(name))
-        });
+        };
+        let tools = slot.catalog.tools();
+        let first = |called: &dyn Fn(&CatalogTool) -> bool| {
+            (tools.iter()).find(|tool| called(tool) && !withheld.contains(tool.name()))
+        };
+        let found = first(&|tool| tool.name() == name)
+            .or_else(|| first(&|tool| tool.alias.as_deref() == Some(name)));
         found.map(|tool| tool.tool.name.clone())
     }
 

@@ -19,7 +19,8 @@ const BOB: &str = "bob-t0ken-9876543210";
 /// The single token's caller, `default`, whom no rule names: it sees nothing.
 const DEFAULT: &str = "default-t0ken-1111111111";
 
-/// Alice may use everything; Bob the toolbox `dev` without its tool `sleep`, and not `ops`.
+/// Alice may use everything; Bob the toolbox `dev` without its tools `sleep` and `pid` (alias
+/// `whoami`), and not `ops`. `structured` is also called `shaped`.
 fn team() -> Value {
     let mut config = config(&[
         (
@@ -35,8 +36,11 @@ fn team() -> Value {
     ]);
     config["access"] = json!({"callers": ["alice", "bob"]});
     config["toolboxes"]["ops"]["access"] = json!({"callers": ["alice"]});
-    config["toolboxes"]["dev"]["mcpServers"]["fixture"]["tools"] =
-        json!({"sleep": {"access": {"callers": ["alice"]}}});
+    config["toolboxes"]["dev"]["mcpServers"]["fixture"]["tools"] = json!({
+        "sleep": {"access": {"callers": ["alice"]}},
+        "pid": {"alias": "whoami", "access": {"callers": ["alice"]}},
+        "structured": {"alias": "shaped"},
+    });
     config
 }
 
@@ -160,6 +164,15 @@ async fn each_caller_sees_only_what_it_may_use_and_nothing_of_the_rest() {
     assert_eq!(sleep.replace("sleep", "snooze"), absent);
     assert!(!absent.contains("sleep"), "{absent}");
     assert_eq!(use_tool(&bob, 7, "dev", "echo").await, "{}");
+    // The same by alias: a withheld tool's alias names nothing, a usable tool's names it.
+    let whoami = use_tool(&bob, 20, "dev", "whoami").await;
+    assert!(
+        whoami.contains("Tool 'whoami' not found") && !whoami.contains("pid"),
+        "{whoami}"
+    );
+    let shaped = use_tool(&bob, 21, "dev", "shaped").await;
+    assert_eq!(shaped, use_tool(&bob, 22, "dev", "structured").await);
+    assert!(!shaped.contains("Unknown tool"), "{shaped}");
 
     // Searches show only what the caller may use.
     let found = text(
@@ -190,6 +203,8 @@ async fn each_caller_sees_only_what_it_may_use_and_nothing_of_the_rest() {
     call(&alice, 10, "open_toolbox", json!({"toolbox": "dev"})).await;
     let slept = use_tool(&alice, 11, "dev", "sleep").await;
     assert!(!slept.contains("Unknown tool"), "{slept}");
+    let pid = use_tool(&alice, 12, "dev", "whoami").await;
+    assert!(pid.parse::<u32>().is_ok(), "{pid}");
 
     // The audit log records Bob's denials as such, and his unknown names as unknown.
     let lines = eventually("the audit log has every record", || async {
@@ -223,6 +238,7 @@ async fn each_caller_sees_only_what_it_may_use_and_nothing_of_the_rest() {
     assert_eq!(outcome("sleep"), Some("denied"), "{of_bob:?}");
     assert_eq!(outcome("snooze"), Some("tool_unknown"), "{of_bob:?}");
     assert_eq!(outcome("echo"), Some("ok"), "{of_bob:?}");
+    assert_eq!(outcome("whoami"), Some("denied"), "{of_bob:?}");
 }
 
 /// Clients without a session (fastmcp 4.1.2 on 2026-07-28) are served in their caller's view:
