@@ -183,9 +183,5 @@ fn session_index(toolboxes: &Toolboxes) -> (std::sync::Arc<SearchIndex>, Vec<Str
 /// `entry`'s tool as its server lists it now, if it still does.
 fn listed_tool(toolboxes: &Toolboxes, entry: &Entry) -> Option<CatalogTool> {
     let slot = toolboxes.get(&entry.toolbox)?.server(&entry.server)?;
-    let tools = toolboxes.tools_of(slot);
-    tools
-        .iter()
-        .find(|tool| tool.name() == entry.canonical)
-        .cloned()
+    toolboxes.tool_of(slot, &entry.canonical)
 }

@@ -21,6 +21,16 @@ impl Toolboxes {
         }
     }
 
+    /// The tool of `slot` whose canonical name is `canonical`, if the session may use it; read
+    /// in place, as `resolve` reads the list.
+    pub(crate) fn tool_of(&self, slot: &ServerSlot, canonical: &str) -> Option<CatalogTool> {
+        let withheld = self.withheld.tools(&slot.toolbox, &slot.spec.name);
+        let usable = withheld.is_none_or(|withheld| !withheld.contains(canonical));
+        let tools = slot.catalog.tools();
+        let tool = tools.iter().find(|tool| tool.name() == canonical);
+        tool.filter(|_| usable).cloned()
+    }
+
     /// The canonical name of the tool of `slot` called `name` (its canonical name, or else its
     /// alias), among those the session may use. Every call resolves its tool: the list is read
     /// in place (a copy of it per call cost a gateway's call as much as the rest of the call),
