@@ -25,10 +25,11 @@ impl Toolboxes {
     /// in place, as `resolve` reads the list.
     pub(crate) fn tool_of(&self, slot: &ServerSlot, canonical: &str) -> Option<CatalogTool> {
         let withheld = self.withheld.tools(&slot.toolbox, &slot.spec.name);
-        let usable = withheld.is_none_or(|withheld| !withheld.contains(canonical));
+        if withheld.is_some_and(|withheld| withheld.contains(canonical)) {
+            return None;
+        }
         let tools = slot.catalog.tools();
-        let tool = tools.iter().find(|tool| tool.name() == canonical);
-        tool.filter(|_| usable).cloned()
+        tools.iter().find(|tool| tool.name() == canonical).cloned()
     }
 
     /// The canonical name of the tool of `slot` called `name` (its canonical name, or else its
@@ -40,11 +41,10 @@ impl Toolboxes {
             return slot.catalog.resolve(name);
         };
         let tools = slot.catalog.tools();
-        let first = |called: &dyn Fn(&CatalogTool) -> bool| {
-            (tools.iter()).find(|tool| called(tool) && !withheld.contains(tool.name()))
-        };
-        let found = first(&|tool| tool.name() == name)
-            .or_else(|| first(&|tool| tool.alias.as_deref() == Some(name)));
+        let usable = |tool: &&CatalogTool| !withheld.contains(tool.name());
+        let named = tools.iter().filter(|tool| tool.name() == name).find(usable);
+        let aliased = |tool: &&CatalogTool| tool.alias.as_deref() == Some(name);
+        let found = named.or_else(|| tools.iter().filter(aliased).find(usable));
         found.map(|tool| tool.tool.name.clone())
     }
 

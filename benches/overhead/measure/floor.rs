@@ -7,9 +7,10 @@
 //! is read from the kernel's per-thread accounting (`/proc/PID/task/*/schedstat`). A few 1 MB
 //! results go through all three too: what a relay that only copies lines adds to a large
 //! result is the floor under the 1 MB row. Runs of 32 calls in flight through each relay give
-//! the throughput target its ratio to the floor's calls per second. A second floor (`toolshelf-floor stdio-loop`) copies
-//! lines the same way on toolshelf's event loop, in the same rounds: it splits what toolshelf
-//! adds over the floor into what an event loop costs and what toolshelf's work costs.
+//! the throughput target its ratio to the floor's calls per second. A second floor
+//! (`toolshelf-floor stdio-loop`) copies lines the same way on toolshelf's event loop, in the
+//! same rounds: it splits what toolshelf adds over the floor into what an event loop costs and
+//! what toolshelf's work costs.
 
 use serde_json::{Value, json};
 

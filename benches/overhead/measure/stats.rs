@@ -165,19 +165,14 @@ impl Usage {
                 usage.kernel_ns += ticks * 10_000_000;
             }
             if let Ok(status) = std::fs::read_to_string(path.join("status")) {
-                for line in status.lines() {
-                    let Some(count) = line
-                        .contains("ctxt_switches:")
-                        .then(|| line.split_whitespace().nth(1)?.parse::<u64>().ok())
-                        .flatten()
-                    else {
-                        continue;
-                    };
-                    usage.switches += count;
-                    if line.starts_with("nonvoluntary") {
-                        usage.preemptions += count;
-                    }
-                }
+                let count = |key: &str| {
+                    let mut lines = status.lines();
+                    lines.find_map(|line| line.strip_prefix(key)?.trim().parse::<u64>().ok())
+                };
+                let preempted = count("nonvoluntary_ctxt_switches:").unwrap_or(0);
+                let slept = count("voluntary_ctxt_switches:").unwrap_or(0);
+                usage.switches += slept + preempted;
+                usage.preemptions += preempted;
             }
         }
         usage
