@@ -25,8 +25,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::io::AsyncRead;
 
-use super::large_line;
-use super::result_text::{LARGE_LINE, ResultText};
+use super::plain_answer;
+use super::result_text::ResultText;
 use super::tool_calls::{Answer, ChildProgress, FIRST_ID, ToolCalls};
 use crate::jsonrpc::{
     line_reader::{Line, LineReader},
@@ -151,16 +151,14 @@ impl<R: AsyncRead + Send + Unpin + 'static> ChildTransport<R> {
 
     /// Decodes one line for rmcp; `None` for a line that is not a message (logged) or that a
     /// direct call took. The line is checked for UTF-8 once, whole, not string by string. A
-    /// large line (`LARGE_LINE`) that is a direct call's plain answer (`large_line`) is handed on
-    /// in a copy of the whole line, in place of a copy of the result alone, so its answer is
-    /// built in that copy; any other line is read by serde_json.
+    /// direct call's plain answer (`plain_answer`) is handed on in a copy of the whole line, in
+    /// place of a copy of the result alone, so its answer is built in that copy; any other line
+    /// is read by serde_json.
     fn decode(&self, text: &[u8]) -> Option<RxJsonRpcMessage<RoleClient>> {
         let Ok(line) = std::str::from_utf8(text) else {
             return for_rmcp(text);
         };
-        if line.len() >= LARGE_LINE
-            && let Some((id, result)) = large_line::direct_result(line)
-        {
+        if let Some((id, result)) = plain_answer::direct_result(line) {
             let mut copy = String::with_capacity(line.len() + 1);
             copy.push_str(line);
             copy.push('\n');

@@ -4,8 +4,8 @@
 //! what is left if toolshelf dies), `remote` bridges a remote one over HTTP. `child` is the
 //! MCP client session over it (`child_transport` carries its messages, bounded in size;
 //! `tool_calls` sends tool calls and routes their answers and progress past rmcp,
-//! `tool_result` is what they answer, passed on as written, a large one in the line it came in
-//! (`result_text`; `large_line` reads such a line in one fast pass); `tool_list` lists tools the
+//! `tool_result` is what they answer, passed on as written, in the line it came in
+//! (`result_text`; `plain_answer` reads such a line in one fast pass); `tool_list` lists tools the
 //! same way, keeping what rmcp's `Tool` drops), `client` is toolshelf's client role, which speaks
 //! to the agent side only through `agent_port`.
 
@@ -18,8 +18,8 @@ mod child_transport;
 mod client;
 mod environment;
 pub mod guard;
-mod large_line;
 mod link;
+mod plain_answer;
 mod process;
 mod progress_out;
 mod registry;

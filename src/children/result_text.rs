@@ -1,7 +1,7 @@
-//! A child's `result` as it wrote it, owned. A small one is copied out of the line it came in; a
-//! large one comes with a copy of that whole line, and the answer to the agent is built in it:
-//! the agent's envelope is written over the child's, in front of the result, and `}` and a
-//! newline after it. The profile of forwarded 1 MB results showed the two copies of the megabyte
+//! A child's `result` as it wrote it, owned. One the general way read (`RouteKeys`) is copied out
+//! of the line it came in; a plain answer's comes with a copy of that whole line, and the answer
+//! to the agent is built in it: the agent's envelope is written over the child's, in front of
+//! the result, and `}` and a newline after it. The profile of forwarded 1 MB results showed the two copies of the megabyte
 //! (out of the line, into the answer) at a seventh of toolshelf's CPU a call; this spares one.
 //! The line is copied rather than taken from the reader: a reader whose buffer is taken grows a
 //! new one for the next large line, and glibc maps a buffer of 1 MiB or more afresh each time
@@ -13,15 +13,11 @@ use serde_json::value::RawValue;
 
 use crate::jsonrpc::lines::Line;
 
-/// Lines from this size on are copied whole, their result answered in the copy; below it the
-/// copy this spares costs a few µs at most, and a result is copied alone.
-pub(crate) const LARGE_LINE: usize = 64 * 1024;
-
 #[derive(Debug)]
 pub(crate) enum ResultText {
     Copied(Box<RawValue>),
     /// The child's line, newline included, and where the result lies in it. Valid JSON: the
-    /// line was checked before it came here (`large_line`).
+    /// line was checked before it came here (`plain_answer`).
     InLine {
         line: String,
         result: Range<usize>,

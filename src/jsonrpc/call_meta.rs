@@ -25,6 +25,13 @@ pub(crate) struct CallMeta {
 #[derive(Default, Debug)]
 pub(crate) struct ForwardedMeta(Vec<(String, Box<RawValue>)>);
 
+impl ForwardedMeta {
+    /// The agent passes nothing on.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 impl CallMeta {
     /// From the raw `_meta` of a call; `None` when it does not read as an object with a valid
     /// `progressToken`, or when it has keys MCP reserves: those (a per-request protocol version)

@@ -5,15 +5,17 @@
 //! (`error_line`, `response_line`) carry the id exactly as the agent wrote it: JSON-RPC allows
 //! any number (`1.5`, `123456789012345678901234567890`), which no typed id can hold.
 
-use std::{borrow::Cow, fmt};
+use std::{borrow::Cow, fmt, sync::Arc};
 
 use rmcp::model::ErrorCode;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 
-/// A request id as the agent wrote it (a JSON string or number, verbatim).
+/// A request id as the agent wrote it (a JSON string or number, verbatim). Shared, not copied:
+/// a call's id is held by the calls in flight, its task and its answer (three copies a call,
+/// each an allocation, when it was a `Box<str>`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) struct AgentId(Box<str>);
+pub(crate) struct AgentId(Arc<str>);
 
 impl AgentId {
     /// The id's JSON text, to write into an answer.
@@ -23,7 +25,11 @@ impl AgentId {
 
     /// `raw` as an id, if JSON-RPC allows it: a string or a number.
     pub(crate) fn from_raw(raw: &RawValue) -> Option<Self> {
-        let text = raw.get();
+        Self::from_json(raw.get())
+    }
+
+    /// The id written as `text`, JSON already checked, if JSON-RPC allows it.
+    pub(crate) fn from_json(text: &str) -> Option<Self> {
         let allowed = text
             .bytes()
             .next()

@@ -1,17 +1,22 @@
 //! Reading JSON already known to be valid, without checking it again: a `RawValue`'s text, which
-//! serde_json checked when it read the line, a large line from a child (`children::large_line`,
+//! serde_json checked when it read the line, a line from a child (`children::plain_answer`,
 //! whose reading counts only once `valid_json` has accepted the line), or the config's schema as
 //! the binary holds it (`schema_check::trimmed`, which parses each part it keeps). A value is
 //! passed over by finding its end, a string's a word at a time, so a 1 MB tool result is not
 //! decoded a second time to read the few members toolshelf needs. On text that is not valid JSON
-//! it never panics; it may answer `None` or read nonsense.
+//! it never panics; it may answer `None` or read nonsense, except in what it checks itself: an
+//! object's keys, colons, commas and brackets, which `meta_tools::use_tool_line` relies on to
+//! walk an agent's line while it checks each value it takes.
 
 use std::borrow::Cow;
+
+use super::valid_json;
 
 /// A key or string value as written between its quotes, with its escapes undone (`\u0061` and
 /// `a` are the same key).
 pub(crate) fn unescaped(written: &str) -> Cow<'_, str> {
-    if !written.contains('\\') {
+    // A byte at a time: keys are short, and `str::contains` sets up a vector search.
+    if !written.bytes().any(|byte| byte == b'\\') {
         return Cow::Borrowed(written);
     }
     serde_json::from_str::<String>(&format!("\"{written}\""))
@@ -52,6 +57,19 @@ impl<'a> Cursor<'a> {
         }
         self.at = end;
         self.json.get(start..end)
+    }
+
+    /// The value here as written, passed over and checked as JSON in the same pass
+    /// (`valid_json`); `None` where no valid value starts.
+    pub(crate) fn checked_value(&mut self) -> Option<&'a str> {
+        let start = self.at;
+        self.at = valid_json::value_end(self.json, start)?;
+        self.json.get(start..self.at)
+    }
+
+    /// Whether nothing but white space is left.
+    pub(crate) fn at_end(&self) -> bool {
+        skip_space(self.json.as_bytes(), self.at) == self.json.len()
     }
 
     /// Whether the value here is `null`.
@@ -136,16 +154,14 @@ fn skip_space(bytes: &[u8], mut at: usize) -> usize {
 /// Where the string whose opening quote is at `start` ends (past its closing quote).
 fn string_end(bytes: &[u8], start: usize) -> usize {
     let mut at = start + 1;
-    while let Some(found) = bytes
-        .get(at..)
-        .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
-    {
-        at += found;
-        if bytes[at] == b'"' {
-            return at + 1;
+    while let Some(rest) = bytes.get(at..) {
+        at += valid_json::plain_stretch(rest);
+        match bytes.get(at) {
+            Some(b'"') => return at + 1,
+            // A backslash and the character it escapes.
+            Some(_) => at += 2,
+            None => break,
         }
-        // A backslash and the character it escapes.
-        at += 2;
     }
     bytes.len()
 }

@@ -7,49 +7,25 @@
 //! goes the general way, which gives it the same outcome; one it takes gets the outcome the
 //! general way would give, the identifier still judged by `use_tool`'s schema (once per
 //! identifier: `use_tool::CheckedIdentifiers`).
+//!
+//! The line is walked where it lies (`skim::Cursor`), not decoded by serde_json: a derived
+//! reader of the same shape was 5,700 instructions a call, a fifth of toolshelf's, most of it
+//! in serde's machinery for borrowed raw values and the progress token, which it reads through a
+//! `serde_json::Value`. The walk checks what it takes as it goes, so it takes nothing that is
+//! not JSON: every key must be one of the few known, written plainly and once; every value is
+//! one of the texts expected (`"2.0"`), a string without escapes or control characters, an
+//! integer in plain digits, an object walked the same way, the id (checked as JSON), or the
+//! tool's arguments (read by serde_json, which checks them, once).
 
-use rmcp::model::ProgressToken;
-use serde::Deserialize;
+use rmcp::model::{NumberOrString, ProgressToken};
 use serde_json::value::RawValue;
 
 use super::{USE_TOOL, UseToolInput};
-use crate::jsonrpc::envelope::{AgentId, present};
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Line<'a> {
-    #[serde(borrow)]
-    jsonrpc: &'a str,
-    #[serde(borrow)]
-    id: &'a RawValue,
-    #[serde(borrow)]
-    method: &'a str,
-    #[serde(borrow)]
-    params: Params<'a>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Params<'a> {
-    #[serde(borrow)]
-    name: &'a str,
-    #[serde(borrow)]
-    arguments: Arguments<'a>,
-    /// `"_meta": null` is not an absent `_meta`: the general way reads it.
-    #[serde(rename = "_meta", borrow, default, deserialize_with = "present")]
-    meta: Option<&'a RawValue>,
-}
-
-/// A `_meta` this reader takes: a progress token and nothing else. Any other key (the agent's
-/// own, which the child gets, or MCP's, which are checked) goes the general way.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Meta {
-    /// Read as the general way reads it (`CallMeta::from_raw`): what that refuses (a `null`, a
-    /// fraction) sends the line there too.
-    #[serde(rename = "progressToken")]
-    progress_token: ProgressToken,
-}
+use crate::jsonrpc::{
+    envelope::AgentId,
+    skim::{self, Cursor},
+    valid_json,
+};
 
 /// A plain `use_tool` call: the agent's id, the call's input, and the progress token it gave.
 pub(crate) struct PlainCall {
@@ -58,142 +34,143 @@ pub(crate) struct PlainCall {
     pub progress: Option<ProgressToken>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Arguments<'a> {
-    #[serde(borrow)]
-    tool: Tool<'a>,
-    /// `"arguments": null` is not absent arguments: the general way refuses it.
-    #[serde(borrow, default, deserialize_with = "present")]
+/// What the walk found, each member at most once.
+#[derive(Default)]
+struct Found<'a> {
+    jsonrpc: Option<&'a str>,
+    id: Option<&'a str>,
+    method: Option<&'a str>,
+    params: bool,
+    name: Option<&'a str>,
+    meta: bool,
+    progress: Option<ProgressToken>,
+    input: bool,
+    tool: [Option<&'a str>; 3],
     arguments: Option<&'a RawValue>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Tool<'a> {
-    #[serde(borrow)]
-    toolbox: &'a str,
-    #[serde(borrow)]
-    server: &'a str,
-    #[serde(borrow)]
-    name: &'a str,
-}
-
-/// The `use_tool` call `line` is, if it is a plain one. The line is checked for UTF-8 once,
-/// whole: read as bytes, serde_json checks each string of it on its own (a call per string, a
-/// fifth of this reader's instructions).
+/// The `use_tool` call `line` is, if it is a plain one.
 pub(crate) fn read(line: &[u8]) -> Option<PlainCall> {
-    let Line {
-        jsonrpc,
-        id,
-        method,
-        params,
-    } = serde_json::from_str(std::str::from_utf8(line).ok()?).ok()?;
-    let Arguments { tool, arguments } = params.arguments;
-    let plain = jsonrpc == "2.0"
-        && method == "tools/call"
-        && params.name == USE_TOOL
-        && [tool.toolbox, tool.server, tool.name]
-            .iter()
-            .all(|part| !part.is_empty())
-        && arguments.is_none_or(|arguments| arguments.get().starts_with('{'));
-    if !plain {
+    let line = std::str::from_utf8(line).ok()?;
+    let mut found = Found::default();
+    let mut cursor = Cursor::new(line);
+    cursor.object(|cursor, key| found.envelope(cursor, key))?;
+    let plain = cursor.at_end()
+        && found.jsonrpc == Some(r#""2.0""#)
+        && found.method == Some(r#""tools/call""#)
+        && found.name.and_then(skim::string) == Some(USE_TOOL);
+    let [Some(toolbox), Some(server), Some(name)] = found.tool else {
         return None;
-    }
-    let progress = match params.meta {
-        Some(meta) => Some(
-            serde_json::from_str::<Meta>(meta.get())
-                .ok()?
-                .progress_token,
-        ),
-        None => None,
     };
-    let id = AgentId::from_raw(id)?;
-    let input = UseToolInput::from_parts(tool.toolbox, tool.server, tool.name, arguments);
-    Some(PlainCall {
+    let id = AgentId::from_json(found.id?)?;
+    plain.then(|| PlainCall {
         id,
-        input,
-        progress,
+        input: UseToolInput::from_parts(toolbox, server, name, found.arguments),
+        progress: found.progress,
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// Sets `slot` to `value`; `None` if it was set already (a key written twice).
+fn once<T>(slot: &mut Option<T>, value: T) -> Option<()> {
+    slot.is_none().then(|| *slot = Some(value))
+}
 
-    fn taken(line: &str) -> Option<String> {
-        read(line.as_bytes()).map(|call| {
-            let progress = call
-                .progress
-                .map(|token| format!(" progress {}", serde_json::json!(token)))
-                .unwrap_or_default();
-            format!("{} {}{progress}", call.id.json(), call.input.tool_named())
-        })
+/// Marks an object member read; `None` if it was already.
+fn first(seen: &mut bool) -> Option<()> {
+    (!std::mem::replace(seen, true)).then_some(())
+}
+
+impl<'a> Found<'a> {
+    fn envelope(&mut self, cursor: &mut Cursor<'a>, key: &str) -> Option<()> {
+        match key {
+            "jsonrpc" => once(&mut self.jsonrpc, cursor.value()?),
+            "method" => once(&mut self.method, cursor.value()?),
+            "id" => {
+                let id = cursor.value()?;
+                valid_json::is_json(id).then_some(())?;
+                once(&mut self.id, id)
+            }
+            "params" => {
+                first(&mut self.params)?;
+                cursor.object(|cursor, key| self.params(cursor, key))
+            }
+            _ => None,
+        }
     }
 
-    #[test]
-    fn a_plain_call_is_taken_and_anything_else_is_left() {
-        let call = |rest: &str| {
-            format!(
-                r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"use_tool","arguments":{{"tool":{{"toolbox":"a","server":"b","name":"c"}}{rest}}}}}}}"#
-            )
-        };
-        assert_eq!(taken(&call("")).as_deref(), Some("7 a/b/c"));
-        assert_eq!(
-            taken(&call(r#","arguments":{"x":[1]}"#)).as_deref(),
-            Some("7 a/b/c")
-        );
-        // A progress token, as rmcp's clients send one on every call, a number or a string.
-        let with_meta = |meta: &str| {
-            call("").replace(
-                r#""name":"use_tool""#,
-                &format!(r#""_meta":{meta},"name":"use_tool""#),
-            )
-        };
-        assert_eq!(
-            taken(&with_meta(r#"{"progressToken":0}"#)).as_deref(),
-            Some("7 a/b/c progress 0")
-        );
-        assert_eq!(
-            taken(&with_meta(r#"{"progressToken":"p-1"}"#)).as_deref(),
-            Some(r#"7 a/b/c progress "p-1""#)
-        );
-        // Any other `_meta` goes the general way: the agent's own keys (forwarded to the
-        // child), MCP's (checked), a token of another type, two tokens, none, or null.
-        for meta in [
-            r#"{"progressToken":0,"traceparent":"00-1"}"#,
-            r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":0}"#,
-            r#"{"progressToken":1.5}"#,
-            r#"{"progressToken":null}"#,
-            r#"{"progressToken":0,"progressToken":1}"#,
-            "{}",
-            "null",
-            "[]",
-        ] {
-            assert_eq!(taken(&with_meta(meta)), None, "{meta}");
+    fn params(&mut self, cursor: &mut Cursor<'a>, key: &str) -> Option<()> {
+        match key {
+            "name" => once(&mut self.name, cursor.value()?),
+            "arguments" => {
+                first(&mut self.input)?;
+                cursor.object(|cursor, key| self.input(cursor, key))
+            }
+            // A progress token and nothing else. Any other key (the agent's own, which the
+            // child gets, or MCP's, which are checked) goes the general way.
+            "_meta" => {
+                first(&mut self.meta)?;
+                cursor.object(|cursor, key| match key {
+                    "progressToken" => once(&mut self.progress, progress_token(cursor.value()?)?),
+                    _ => None,
+                })?;
+                self.progress.as_ref().map(drop)
+            }
+            _ => None,
         }
-        for left in [
-            call(r#","arguments":[]"#),
-            call(r#","arguments":null"#),
-            call(r#","extra":1"#),
-            call(r#","arguments":{},"arguments":{}"#),
-            call("").replace(r#""c""#, r#""""#),
-            call("").replace(r#""c""#, r#""\u0063""#),
-            call("").replace(r#""2.0""#, r#""1.0""#),
-            call("").replace("use_tool", "open_toolbox"),
-            call("").replace("7", "null"),
-            call("").replace(r#""name":"use_tool""#, r#""task":{},"name":"use_tool""#),
-        ] {
-            assert_eq!(taken(&left), None, "{left}");
+    }
+
+    fn input(&mut self, cursor: &mut Cursor<'a>, key: &str) -> Option<()> {
+        match key {
+            "tool" => {
+                if self.tool.iter().any(Option::is_some) {
+                    return None;
+                }
+                cursor.object(|cursor, key| {
+                    let part = ["toolbox", "server", "name"]
+                        .iter()
+                        .position(|known| *known == key)?;
+                    let text = plain_string(cursor.value()?).filter(|text| !text.is_empty())?;
+                    once(&mut self.tool[part], text)
+                })
+            }
+            // An object, read (and so checked) by serde_json; `null` or any other value goes
+            // the general way, which refuses it.
+            "arguments" => {
+                let text = cursor.value()?;
+                if !text.starts_with('{') {
+                    return None;
+                }
+                once(&mut self.arguments, serde_json::from_str(text).ok()?)
+            }
+            _ => None,
         }
-        // Not UTF-8 (the tool's name a lone 0xff byte): the general way's parse error says where.
-        let broken = call("")
-            .replace(r#""name":"c""#, r#""name":"?""#)
-            .into_bytes();
-        let broken: Vec<u8> = broken
-            .into_iter()
-            .map(|b| if b == b'?' { 0xff } else { b })
-            .collect();
-        assert!(read(&broken).is_none());
     }
 }
+
+/// The text of a string value without escapes or control characters, which is then JSON as it
+/// stands; `None` for any other value.
+fn plain_string(value: &str) -> Option<&str> {
+    skim::string(value).filter(|text| text.bytes().all(|byte| byte >= b' ' && byte != b'\\'))
+}
+
+/// A progress token as `CallMeta::from_raw` reads it, when it is a plain string or a
+/// non-negative integer in plain digits; `None` sends the line the general way (a fraction, a
+/// `null`, `1.0`, an escape), which reads it or refuses it.
+fn progress_token(value: &str) -> Option<ProgressToken> {
+    if let Some(text) = plain_string(value) {
+        return Some(ProgressToken(NumberOrString::String(text.into())));
+    }
+    let digits = !value.is_empty()
+        && value.bytes().all(|byte| byte.is_ascii_digit())
+        && (value == "0" || !value.starts_with('0'));
+    digits.then(|| {
+        value
+            .parse()
+            .ok()
+            .map(|number| ProgressToken(NumberOrString::Number(number)))
+    })?
+}
+
+#[cfg(test)]
+#[path = "use_tool_line_tests.rs"]
+mod tests;
