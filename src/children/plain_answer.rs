@@ -7,7 +7,7 @@
 use std::ops::Range;
 
 use super::tool_calls::FIRST_ID;
-use crate::jsonrpc::skim::Cursor;
+use crate::jsonrpc::{skim::Cursor, valid_json};
 
 /// The id of the direct call `line` answers and where its result lies, if `line` is JSON and
 /// an object whose keys are `jsonrpc`, `id` (a direct call's, in plain digits) and `result`,
@@ -35,12 +35,9 @@ pub(super) fn direct_result(line: &str) -> Option<(i64, Range<usize>)> {
     Some((id, start..start + result.len()))
 }
 
-/// The id written as `digits`, if it is a direct call's (and JSON: no leading zero).
+/// The id written as `digits`, if it is a direct call's.
 fn direct_id(digits: &str) -> Option<i64> {
-    if digits.starts_with('0') || !digits.bytes().all(|byte| byte.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse().ok().filter(|id| *id >= FIRST_ID)
+    valid_json::plain_integer(digits).filter(|id| *id >= FIRST_ID)
 }
 
 #[cfg(test)]

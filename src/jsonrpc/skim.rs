@@ -1,12 +1,12 @@
 //! Reading JSON already known to be valid, without checking it again: a `RawValue`'s text, which
-//! serde_json checked when it read the line, a line from a child (`children::plain_answer`,
-//! whose reading counts only once `valid_json` has accepted the line), or the config's schema as
-//! the binary holds it (`schema_check::trimmed`, which parses each part it keeps). A value is
-//! passed over by finding its end, a string's a word at a time, so a 1 MB tool result is not
-//! decoded a second time to read the few members toolshelf needs. On text that is not valid JSON
+//! serde_json checked when it read the line, a line from a child whose values `valid_json` checks
+//! as they are passed over (`children::plain_answer`, `Cursor::checked_value`), or the config's
+//! schema as the binary holds it (`schema_check::trimmed`, which parses each part it keeps). A
+//! value is passed over by finding its end, a string's a word at a time, so a 1 MB tool result is
+//! not decoded a second time to read the few members toolshelf needs. On text that is not valid JSON
 //! it never panics; it may answer `None` or read nonsense, except in what it checks itself: an
-//! object's keys, colons, commas and brackets, which `meta_tools::use_tool_line` relies on to
-//! walk an agent's line while it checks each value it takes.
+//! object's keys, colons, commas and brackets, which `plain_answer` and
+//! `meta_tools::use_tool_line` rely on to walk a line while they check each value they take.
 
 use std::borrow::Cow;
 

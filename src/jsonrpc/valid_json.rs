@@ -3,26 +3,13 @@
 //! byte before it, which the compiler computes 16 bytes at a time, says whether a control
 //! character is among them. It serves the lines from children that answer calls
 //! (`children::plain_answer`): serde_json reads a string a word at a time, and on a forwarded
-//! 1 MB result its check of the line was half of what toolshelf ran. A `true` here is trusted as serde_json's would be (`skim`
-//! then reads the text), so this check accepts nothing serde_json refuses; it may refuse what
-//! serde_json accepts past it (nesting deeper than `MAX_DEPTH`), and its caller then asks
-//! serde_json.
+//! 1 MB result its check of the line was half of what toolshelf ran. A value found here is trusted as
+//! serde_json's would be (`skim` then reads the text), so this check accepts nothing serde_json
+//! refuses; it may refuse what serde_json accepts past it (nesting deeper than `MAX_DEPTH`), and
+//! its caller then asks serde_json.
 
 /// The deepest nesting checked here; deeper text is answered `false`.
 const MAX_DEPTH: usize = 128;
-
-/// Whether `text` is one JSON value, with nothing but white space around it.
-pub(crate) fn is_json(text: &str) -> bool {
-    let mut check = Check {
-        bytes: text.as_bytes(),
-        at: 0,
-    };
-    check.space();
-    check.value(0) && {
-        check.space();
-        check.at == check.bytes.len()
-    }
-}
 
 /// Where the JSON value that starts at byte `start` of `text` ends, if a valid one starts there.
 pub(crate) fn value_end(text: &str, start: usize) -> Option<usize> {
@@ -31,6 +18,15 @@ pub(crate) fn value_end(text: &str, start: usize) -> Option<usize> {
         at: start,
     };
     check.value(0).then_some(check.at)
+}
+
+/// The integer `text` writes in plain digits, as JSON writes one (no sign, no leading zero), if
+/// it fits an `i64`; `None` for any other text.
+pub(crate) fn plain_integer(text: &str) -> Option<i64> {
+    let digits = text.bytes().all(|byte| byte.is_ascii_digit());
+    (digits && (text == "0" || !text.starts_with('0')))
+        .then(|| text.parse().ok())
+        .flatten()
 }
 
 struct Check<'a> {
@@ -163,8 +159,8 @@ impl Check<'_> {
         self.at += 1;
         loop {
             let rest = &self.bytes[self.at..];
-            // A short stretch is read a byte at a time, a control character found on the way; a
-            // longer one found by `plain_stretch`, then checked whole.
+            // A short stretch is read a byte at a time, a control character found on the way; the
+            // rest of a longer one found by memchr, then checked whole.
             let short = rest
                 .iter()
                 .take(SHORT)
@@ -172,12 +168,14 @@ impl Check<'_> {
             let plain = match short {
                 Some(at) if rest[at] < b' ' => return false,
                 Some(at) => at,
+                None if rest.len() <= SHORT => rest.len(),
                 None => {
-                    let plain = plain_stretch(rest);
-                    if !no_control_character(&rest[SHORT.min(plain)..plain]) {
+                    let long = &rest[SHORT..];
+                    let plain = memchr::memchr2(b'"', b'\\', long).unwrap_or(long.len());
+                    if !no_control_character(&long[..plain]) {
                         return false;
                     }
-                    plain
+                    SHORT + plain
                 }
             };
             self.at += plain;

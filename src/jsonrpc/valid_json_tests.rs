@@ -1,5 +1,16 @@
 use super::*;
 
+/// Whether `text` is one JSON value, with nothing but white space around it, by `value_end`.
+fn is_json(text: &str) -> bool {
+    let space = |at: usize| {
+        at + text.as_bytes()[at..]
+            .iter()
+            .take_while(|byte| matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))
+            .count()
+    };
+    value_end(text, space(0)).is_some_and(|end| space(end) == text.len())
+}
+
 /// serde_json's verdict, which `is_json` must give too.
 fn serde_says(text: &str) -> bool {
     serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()

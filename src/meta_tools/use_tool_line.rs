@@ -85,11 +85,7 @@ impl<'a> Found<'a> {
         match key {
             "jsonrpc" => once(&mut self.jsonrpc, cursor.value()?),
             "method" => once(&mut self.method, cursor.value()?),
-            "id" => {
-                let id = cursor.value()?;
-                valid_json::is_json(id).then_some(())?;
-                once(&mut self.id, id)
-            }
+            "id" => once(&mut self.id, cursor.checked_value()?),
             "params" => {
                 first(&mut self.params)?;
                 cursor.object(|cursor, key| self.params(cursor, key))
@@ -160,15 +156,7 @@ fn progress_token(value: &str) -> Option<ProgressToken> {
     if let Some(text) = plain_string(value) {
         return Some(ProgressToken(NumberOrString::String(text.into())));
     }
-    let digits = !value.is_empty()
-        && value.bytes().all(|byte| byte.is_ascii_digit())
-        && (value == "0" || !value.starts_with('0'));
-    digits.then(|| {
-        value
-            .parse()
-            .ok()
-            .map(|number| ProgressToken(NumberOrString::Number(number)))
-    })?
+    valid_json::plain_integer(value).map(|number| ProgressToken(NumberOrString::Number(number)))
 }
 
 #[cfg(test)]
