@@ -62,6 +62,12 @@ fn a_plain_call_is_taken_and_anything_else_is_left() {
         call("").replace("use_tool", "open_toolbox"),
         call("").replace("7", "null"),
         call("").replace(r#""name":"use_tool""#, r#""task":{},"name":"use_tool""#),
+        // A member written twice, the second time empty: serde_json refuses the duplicate.
+        call("").replace(
+            r#""name":"use_tool""#,
+            r#""_meta":{"progressToken":0},"_meta":{},"name":"use_tool""#,
+        ),
+        call("").replace(r#""method""#, r#""params":{},"method""#),
     ] {
         assert_eq!(taken(&left), None, "{left}");
     }
