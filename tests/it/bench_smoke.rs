@@ -99,6 +99,13 @@ async fn the_benchmark_runs_in_quick_mode() {
             report["spawn"]
         );
     }
+    // The 64 sessions' calls/s against the HTTP floor come with each relay's CPU a call.
+    let at_64 = &report["http_serve"]["sessions_over_floor"]["64"];
+    for relay in ["direct", "proxied"] {
+        let cpu = at_64["cpu_us_per_call"][relay].as_f64();
+        assert!(cpu.is_some_and(|cpu| cpu > 0.0), "{relay}: {at_64}");
+    }
+    assert!(at_64["cpu_ratio"].as_f64().is_some_and(f64::is_finite));
     let http_why = &report["http_serve"]["over_floor"]["why"];
     for relay in ["toolshelf", "floor"] {
         assert!(

@@ -165,6 +165,7 @@ impl Bench<'_> {
         let fixture_rates = SessionsRate {
             direct_url: &fixture_http.url,
             proxied_url: &served.url,
+            pids: None,
             direct_arguments: &echo,
             proxied_arguments: &use_fx,
             open: &open,
@@ -182,6 +183,7 @@ impl Bench<'_> {
         let throughput_everything = everything_rates.measure().await?;
         let floor_rates = SessionsRate {
             direct_url: &floor_http.url,
+            pids: Some((floor_pid, served.pid)),
             ..fixture_rates
         };
         let throughput_over_floor = floor_rates.measure().await?;
@@ -238,6 +240,8 @@ impl Bench<'_> {
 pub(super) struct SessionsRate<'a> {
     direct_url: &'a str,
     proxied_url: &'a str,
+    /// The direct server's and toolshelf's, whose CPU per call each count reports.
+    pids: Option<(u32, u32)>,
     direct_arguments: &'a Value,
     /// `use_tool`'s arguments.
     proxied_arguments: &'a Value,
@@ -280,13 +284,35 @@ impl SessionsRate<'_> {
             direct(1).await?;
             proxied(1).await?;
             let (mut a, mut b) = (Vec::new(), Vec::new());
+            let mut spent = (0, 0);
+            let cpu_of = |pid: Option<u32>| pid.map_or(0, cpu_ns);
+            let (direct_pid, proxied_pid) = self.pids.unzip();
             for _ in 0..self.rounds {
+                let before = cpu_of(direct_pid);
                 a.push(direct(per_session).await?);
+                spent.0 += cpu_of(direct_pid).saturating_sub(before);
+                let before = cpu_of(proxied_pid);
                 b.push(proxied(per_session).await?);
+                spent.1 += cpu_of(proxied_pid).saturating_sub(before);
             }
             http_serve::close_all(direct_sessions).await;
             http_serve::close_all(sessions).await;
-            throughput.insert(count.to_string(), rates(&mut a, &mut b));
+            let mut figures = rates(&mut a, &mut b);
+            if self.pids.is_some() {
+                // With one thread serving every session, calls per second go as the inverse of
+                // the CPU a call: this is why the ratio is what it is.
+                let calls = (self.rounds * per_session * count) as f64;
+                let (direct_us, proxied_us) = (
+                    spent.0 as f64 / 1000.0 / calls,
+                    spent.1 as f64 / 1000.0 / calls,
+                );
+                figures["cpu_us_per_call"] = json!({
+                    "direct": round1(direct_us),
+                    "proxied": round1(proxied_us),
+                });
+                figures["cpu_ratio"] = json!(round3(proxied_us / direct_us.max(f64::MIN_POSITIVE)));
+            }
+            throughput.insert(count.to_string(), figures);
         }
         Ok(Value::Object(throughput))
     }

@@ -232,6 +232,25 @@ pub fn table(report: &Value) -> String {
             over["why"]["preemptions_per_call"]["floor"]
         ),
     );
+    let through_floor = &report["http_serve"]["sessions_over_floor"];
+    let counts = ["1", "8", "64"];
+    let column = |key: &str| {
+        let figures = counts.map(|count| through_floor[count][key].to_string());
+        figures.join(" / ")
+    };
+    let at_64 = &through_floor["64"];
+    line(
+        &mut text,
+        format!(
+            "  calls/s of 1 / 8 / 64 sessions, the HTTP floor then toolshelf: {} and {} ({}); why, at 64: one thread serves every session, so calls/s go as 1 / CPU per call: toolshelf {} us / floor {} us ({} x)",
+            column("direct_calls_per_s"),
+            column("proxied_calls_per_s"),
+            column("ratio"),
+            at_64["cpu_us_per_call"]["proxied"],
+            at_64["cpu_us_per_call"]["direct"],
+            at_64["cpu_ratio"]
+        ),
+    );
     line(&mut text, String::new());
     line(
         &mut text,
