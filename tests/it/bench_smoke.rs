@@ -30,7 +30,21 @@ async fn the_benchmark_runs_in_quick_mode() {
     for target in targets {
         let measured = target["measured"].as_f64().expect("a number");
         assert!(measured.is_finite(), "{target}");
+        // A why quotes only figures the run has: `?` stands for one its pointer missed.
+        if let Some(why) = target.get("why") {
+            assert!(
+                why.as_str().is_some_and(|why| !why.contains('?')),
+                "{target}"
+            );
+        }
     }
+    let whys = targets.iter().filter(|target| target.get("why").is_some());
+    assert_eq!(whys.count(), 7);
+    let opened = &report["http_serve"]["open_sessions"];
+    assert!(
+        opened["private_kb_per_idle_session"].as_f64().is_some(),
+        "{opened}"
+    );
     assert!(report["latency"]["samples"].as_u64() > Some(0));
     // The stdio floor's rows: the paired difference and each process's CPU per call.
     let floor = &report["floor"];

@@ -74,12 +74,12 @@ impl Bench<'_> {
         let (direct_sessions, direct_took) =
             http_serve::open_sessions(&fixture_http.url, None, count, true).await?;
         http_serve::close_all(direct_sessions).await;
-        let before_kb = rss_kb(served.pid)?;
+        let (before_kb, before_private_kb) = (rss_kb(served.pid)?, private_kb(served.pid)?);
         let (sessions, took) = http_serve::open_sessions(&served.url, token, count, true).await?;
         for session in &sessions {
             session.call("open_toolbox", open.clone()).await?;
         }
-        let after_kb = rss_kb(served.pid)?;
+        let (after_kb, after_private_kb) = (rss_kb(served.pid)?, private_kb(served.pid)?);
         http_serve::close_all(sessions).await;
         let per_second = |took: Duration| round(count as f64 / took.as_secs_f64());
         let sessions_figures = json!({
@@ -89,6 +89,10 @@ impl Bench<'_> {
             "rss_before_kb": before_kb,
             "rss_after_kb": after_kb,
             "kb_per_idle_session": round3((after_kb as f64 - before_kb as f64) / count as f64),
+            // The RSS above also counts code pages mapped back in, once, while the sessions
+            // open (`resident_code` unmapped them at start); this is what sessions hold.
+            "private_kb_per_idle_session":
+                round3((after_private_kb as f64 - before_private_kb as f64) / count as f64),
         });
 
         // Round trips, six paths in alternating blocks.

@@ -206,13 +206,14 @@ pub fn table(report: &Value) -> String {
     line(
         &mut text,
         format!(
-            "HTTP sessions opened one after another: direct {}/s, serve --http {}/s; {} idle sessions: RSS {} -> {} KiB ({} KiB each)",
+            "HTTP sessions opened one after another: direct {}/s, serve --http {}/s; {} idle sessions: RSS {} -> {} KiB ({} KiB each, of which {} the sessions' own memory, the rest code mapped back in once)",
             opened["direct_sessions_per_s"],
             opened["proxied_sessions_per_s"],
             opened["sessions"],
             opened["rss_before_kb"],
             opened["rss_after_kb"],
-            opened["kb_per_idle_session"]
+            opened["kb_per_idle_session"],
+            opened["private_kb_per_idle_session"]
         ),
     );
     let over = &report["http_serve"]["over_floor"];
@@ -355,6 +356,9 @@ pub fn table(report: &Value) -> String {
                 target["met"]
             ),
         );
+        if let (Some(false), Some(why)) = (target["met"].as_bool(), target["why"].as_str()) {
+            line(&mut text, format!("    why: {why}"));
+        }
     }
     text
 }
