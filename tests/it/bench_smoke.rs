@@ -39,7 +39,7 @@ async fn the_benchmark_runs_in_quick_mode() {
         }
     }
     let whys = targets.iter().filter(|target| target.get("why").is_some());
-    assert_eq!(whys.count(), 7);
+    assert_eq!(whys.count(), 8);
     let opened = &report["http_serve"]["open_sessions"];
     assert!(
         opened["private_kb_per_idle_session"].as_f64().is_some(),
