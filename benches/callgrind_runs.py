@@ -47,18 +47,20 @@ def over_stdio(command, steps, out, *options):
     return out
 
 
-def over_http(command_on, steps, out, *options):
+def over_http(command_on, steps, out, *options, default_token=TOKEN):
     """Runs `command_on(address)` under callgrind (a server of streamable HTTP at `address`,
-    token `TOKEN`), initializes one session and posts `steps` in it, then stops the server by
-    SIGTERM (SIGINT is ignored by what a non-interactive shell starts in the background, and the
-    HTTP floor sets no handler of its own); returns `out`, callgrind's file."""
+    `default_token` its TOOLSHELF_TOKEN), initializes one session with token `TOKEN` and posts
+    `steps` in it, then stops the server by SIGTERM (SIGINT is ignored by what a non-interactive
+    shell starts in the background, and the HTTP floor sets no handler of its own); returns
+    `out`, callgrind's file. A server given `--tokens-dir` takes TOOLSHELF_TOKEN as one more
+    caller's, which must differ from the others'."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     process = subprocess.Popen(
         callgrind(out, command_on(f"127.0.0.1:{port}"), *options), stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        env={**os.environ, "RUST_LOG": "error", "TOOLSHELF_TOKEN": TOKEN})
+        env={**os.environ, "RUST_LOG": "error", "TOOLSHELF_TOKEN": default_token})
     headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json",
                "Accept": "application/json, text/event-stream"}
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)

@@ -7,7 +7,9 @@ Only toolshelf is counted, not its child. Beside them, the same per call for the
 (`toolshelf-floor stdio`, next to TOOLSHELF), which copies lines and parses nothing, and per
 call of one session over `toolshelf serve --http` (with a token, one keep-alive connection of
 Python's `http.client`; N calls minus none, as on stdio), and the same for the HTTP floor
-(`toolshelf-floor http`, next to TOOLSHELF, called `echo` directly).
+(`toolshelf-floor http`, next to TOOLSHELF, called `echo` directly), and the same over `serve
+--http` with named tokens (`--tokens-dir`) and access rules that withhold one of the fixture's
+tools from the caller, as the benchmark's gateway section runs it.
 
 Usage: python3 benches/instructions.py [TOOLSHELF [FIXTURE [N]]]
 (default: target/release/toolshelf, target/release/toolshelf-fixture, 2000). Prints JSON.
@@ -20,7 +22,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from callgrind_runs import INITIALIZE, INITIALIZED, OPEN, over_http, over_stdio, total, use_tool
+from callgrind_runs import INITIALIZE, INITIALIZED, OPEN, TOKEN, over_http, over_stdio, total, use_tool
 
 toolshelf = sys.argv[1] if len(sys.argv) > 1 else "target/release/toolshelf"
 fixture = sys.argv[2] if len(sys.argv) > 2 else "target/release/toolshelf-fixture"
@@ -30,6 +32,16 @@ config = os.path.join(folder, "config.json")
 with open(config, "w") as file:
     json.dump({"toolboxes": {"bench": {"mcpServers": {"fx": {"command": os.path.abspath(fixture), "idleTimeout": 0}}}}}, file)
 serve = [toolshelf, "serve", "--config", config, "--no-cache"]
+ruled = os.path.join(folder, "ruled.json")
+with open(ruled, "w") as file:
+    json.dump({"access": {"callers": ["alice", "bob"]}, "toolboxes": {"bench": {"mcpServers": {"fx": {
+        "command": os.path.abspath(fixture), "idleTimeout": 0,
+        "tools": {"sleep": {"access": {"callers": ["alice"]}}}}}}}}, file)
+tokens = os.path.join(folder, "tokens")
+os.mkdir(tokens)
+for caller, token in (("alice", "alice-token"), ("bob", TOKEN)):
+    with open(os.path.join(tokens, caller), "w") as file:
+        file.write(token)
 
 
 def counted(steps, command=serve):
@@ -61,28 +73,39 @@ floor_base = counted(opened[:2], floor)
 floor_loaded = counted(opened[:2] + [direct_echo(2 + i) for i in range(calls)], floor)
 
 
-def counted_http(count, floor=False):
+def counted_http(count, floor=False, rules=False):
     """callgrind's instruction total for a `toolshelf serve --http` that opens the toolbox in one
     session and is called `count` times in it, then stopped; with `floor`, for the
-    HTTP floor (`toolshelf-floor http`), called `echo` directly the same way."""
-    out = os.path.join(folder, f"callgrind.http.{count}.{floor}")
+    HTTP floor (`toolshelf-floor http`), called `echo` directly the same way; with `rules`, with
+    named tokens and access rules, called by the caller ("bob") from whom they withhold a tool."""
+    out = os.path.join(folder, f"callgrind.http.{count}.{floor}.{rules}")
+    default_token = TOKEN
     if floor:
         command_on = lambda address: [floor_binary, "http", address, "--", os.path.abspath(fixture)]
         steps = [INITIALIZED] + [direct_echo(2 + i) for i in range(count)]
+    elif rules:
+        command_on = lambda address: [toolshelf, "serve", "--config", ruled, "--no-cache",
+                                      "--tokens-dir", tokens, "--http", address]
+        steps = [INITIALIZED, OPEN] + [echo(2 + i) for i in range(count)]
+        default_token = "default-token"
     else:
         command_on = lambda address: serve + ["--http", address]
         steps = [INITIALIZED, OPEN] + [echo(2 + i) for i in range(count)]
-    return total(over_http(command_on, steps, out))
+    return total(over_http(command_on, steps, out, default_token=default_token))
 
 
 http_base = counted_http(0)
 http_loaded = counted_http(calls)
 http_floor_base = counted_http(0, floor=True)
 http_floor_loaded = counted_http(calls, floor=True)
+http_rules_base = counted_http(0, rules=True)
+http_rules_loaded = counted_http(calls, rules=True)
 print(json.dumps({"toolshelf": toolshelf, "to_first_initialize_answer": start,
                   "calls": calls, "per_echo_call": round((loaded - base) / calls),
                   "per_echo_call_with_progress_token": round((loaded_with_token - base) / calls),
                   "per_1mb_result_call": round((large - base) / LARGE_CALLS),
                   "floor_per_echo_call": round((floor_loaded - floor_base) / calls),
                   "http_per_echo_call": round((http_loaded - http_base) / calls),
-                  "http_floor_per_echo_call": round((http_floor_loaded - http_floor_base) / calls)}))
+                  "http_floor_per_echo_call": round((http_floor_loaded - http_floor_base) / calls),
+                  "http_per_echo_call_with_access_rules":
+                      round((http_rules_loaded - http_rules_base) / calls)}))
