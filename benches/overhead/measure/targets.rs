@@ -226,17 +226,26 @@ fn why_direct_p99(report: &Value) -> String {
 }
 
 fn why_over_floor(report: &Value) -> String {
-    let floor = |pointer: &str| figure(report, &format!("/floor{pointer}"));
     format!(
-        "a relay that only reads and checks each call and answer (the checked floor) adds {} us alone; CPU us per call toolshelf {} / checked floor {} / floor {}, kernel {} / floor {}, preemptions {} / {}",
-        floor("/checked_floor/over_floor_p50_us/median"),
-        floor("/cpu_us_per_call/toolshelf"),
-        floor("/checked_floor/cpu_us_per_call"),
-        floor("/cpu_us_per_call/floor"),
-        floor("/why/kernel_us_per_call/toolshelf"),
-        floor("/why/kernel_us_per_call/floor"),
-        floor("/why/preemptions_per_call/toolshelf"),
-        floor("/why/preemptions_per_call/floor"),
+        "a relay that only reads and checks each call and answer (the checked floor) adds {} us alone, for {} us of CPU per call; {}",
+        figure(report, "/floor/checked_floor/over_floor_p50_us/median"),
+        figure(report, "/floor/checked_floor/cpu_us_per_call"),
+        relay_costs(report, "/floor"),
+    )
+}
+
+/// toolshelf's and the floor's CPU, kernel time and preemptions per call, as the section at
+/// `section` of the run has them (`cpu_us_per_call` and `why`, keyed `toolshelf` and `floor`).
+fn relay_costs(report: &Value, section: &str) -> String {
+    let both = |figures: &str| {
+        let of = |relay: &str| figure(report, &format!("{section}/{figures}/{relay}"));
+        format!("toolshelf {} / floor {}", of("toolshelf"), of("floor"))
+    };
+    format!(
+        "CPU us per call {}, kernel {}, preemptions {}",
+        both("cpu_us_per_call"),
+        both("why/kernel_us_per_call"),
+        both("why/preemptions_per_call"),
     )
 }
 
@@ -299,14 +308,8 @@ fn why_http_64(report: &Value) -> String {
 }
 
 fn why_http_over_floor(report: &Value) -> String {
-    let over = |pointer: &str| figure(report, &format!("/http_serve/over_floor{pointer}"));
     format!(
-        "the three processes share two cores, so their CPU adds up to the latency: CPU us per call toolshelf {} / floor {}, kernel {} / {}, preemptions {} / {}",
-        over("/cpu_us_per_call/toolshelf"),
-        over("/cpu_us_per_call/floor"),
-        over("/why/kernel_us_per_call/toolshelf"),
-        over("/why/kernel_us_per_call/floor"),
-        over("/why/preemptions_per_call/toolshelf"),
-        over("/why/preemptions_per_call/floor"),
+        "the three processes share two cores, so their CPU adds up to the latency: {}",
+        relay_costs(report, "/http_serve/over_floor"),
     )
 }
