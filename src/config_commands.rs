@@ -110,6 +110,14 @@ pub fn add(
         )?;
         return Ok(CommandEnd::Usage);
     }
+    if toolbox.is_none() && server.description.is_none_or(|text| text.trim().is_empty()) {
+        writeln!(
+            out,
+            "error: toolbox `{}` is new, and an agent chooses a toolbox by its description: add --description \"what its tools are for\" (e.g. --description \"Read and write the project's notes\"); nothing was changed",
+            server.toolbox
+        )?;
+        return Ok(CommandEnd::Usage);
+    }
     let server_path = ["toolboxes", server.toolbox, "mcpServers", server.name];
     // A new toolbox's description comes first, where people write it.
     let edited = match (toolbox, server.description) {

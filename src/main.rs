@@ -17,7 +17,9 @@ use tracing_subscriber::EnvFilter;
 const DEFAULT_LOG_FILTER: &str = "warn,toolshelf=info,rmcp=error";
 /// `check`, `tools` and `call` print their own results, a failed start among them: the log
 /// only says what went wrong besides (a start's failure would be said twice).
-const CHECK_LOG_FILTER: &str = "warn,rmcp=error,toolshelf::toolboxes::slot=error";
+/// A child's exit (`toolshelf::child_exit`) is in their output too.
+const CHECK_LOG_FILTER: &str =
+    "warn,rmcp=error,toolshelf::toolboxes::slot=error,toolshelf::child_exit=error";
 
 fn main() -> ExitCode {
     // A shell asking for completions (COMPLETE=bash toolshelf -- …) gets them and nothing else.

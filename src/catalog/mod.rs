@@ -7,8 +7,10 @@
 //! started yet is `recall`ed.
 
 pub mod cache;
+mod changes;
 mod listed_tool;
 
+pub(crate) use changes::{Changes, changes, drift};
 pub(crate) use listed_tool::ListedTool;
 
 use std::{
@@ -49,7 +51,7 @@ impl CatalogTool {
     }
 
     /// True when the agent would see no difference between the two.
-    fn same_as(&self, other: &CatalogTool) -> bool {
+    pub(super) fn same_as(&self, other: &CatalogTool) -> bool {
         self.tool == other.tool
             && self.alias == other.alias
             && self.title == other.title
@@ -68,8 +70,21 @@ pub(crate) enum Source {
     None,
     /// The server listed it in this process.
     Live,
-    /// The persisted catalog, written when the server listed it at `listed_at`.
-    Remembered { listed_at: SystemTime },
+    /// The persisted catalog, written when the server listed it at `listed_at`; `nearest`
+    /// when the list is not of this agent's kind of client but of the nearest kind that
+    /// offered less (`Offer::nearest_first`): tools the server lists only to a client that
+    /// offers more are missing until it starts.
+    Remembered {
+        listed_at: SystemTime,
+        nearest: bool,
+    },
+}
+
+impl Source {
+    /// True for a list of a kind of client that offered less than the agent does.
+    pub(super) fn of_fewer_offers(self) -> bool {
+        matches!(self, Source::Remembered { nearest: true, .. })
+    }
 }
 
 #[derive(Debug, Default)]
@@ -103,41 +118,9 @@ pub(crate) struct ServerCatalog {
     file: Option<CacheFile>,
     /// What the server declared when it last listed its tools.
     capabilities: Mutex<Option<rmcp::model::ServerCapabilities>>,
-    /// The tools the agent was last shown (`open_toolbox`), to say what changed since.
-    shown: Mutex<Option<Arc<[CatalogTool]>>>,
-}
-
-/// How a server's tools changed between two lists, by canonical name.
-#[derive(Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub(crate) struct Changes {
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub added: Vec<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub removed: Vec<String>,
-    /// Same name, but its schema, description, title, annotations, alias, tags or task support
-    /// differ.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub changed: Vec<String>,
-}
-
-/// How `after` differs from `before`; `None` when it does not.
-pub(crate) fn changes(before: &[CatalogTool], after: &[CatalogTool]) -> Option<Changes> {
-    let find =
-        |tools: &[CatalogTool], name: &str| tools.iter().position(|tool| tool.name() == name);
-    let mut changes = Changes::default();
-    for tool in after {
-        match find(before, tool.name()) {
-            None => changes.added.push(tool.name().to_owned()),
-            Some(at) if !before[at].same_as(tool) => changes.changed.push(tool.name().to_owned()),
-            Some(_) => {}
-        }
-    }
-    changes.removed = before
-        .iter()
-        .filter(|tool| find(after, tool.name()).is_none())
-        .map(|tool| tool.name().to_owned())
-        .collect();
-    (changes != Changes::default()).then_some(changes)
+    /// The tools the agent was last shown (`open_toolbox`) and where they came from, to say
+    /// what changed since.
+    shown: Mutex<Option<(Arc<[CatalogTool]>, Source)>>,
 }
 
 impl ServerCatalog {
@@ -166,13 +149,13 @@ impl ServerCatalog {
 
     /// Takes the persisted list of a server that has not started, unless there is none; true
     /// when the catalog holds a list now.
-    /// `offer` is what toolshelf offers the server now: only a list it gave to such a client
-    /// is taken.
+    /// `offer` is what toolshelf offers the server now: the list it gave to such a client is
+    /// taken, else the one it gave the nearest kind that offered less.
     pub(crate) fn recall(&self, offer: Offer) -> bool {
         if self.source() != Source::None {
             return true;
         }
-        let read = |file: &CacheFile| file.read(&self.server, offer);
+        let read = |file: &CacheFile| file.read_nearest(&self.server, offer);
         let Some(remembered) = self.file.as_ref().and_then(read) else {
             return false;
         };
@@ -181,6 +164,7 @@ impl ServerCatalog {
             remembered.tools,
             Source::Remembered {
                 listed_at: remembered.listed_at,
+                nearest: remembered.offer != offer,
             },
         );
         true
@@ -197,12 +181,13 @@ impl ServerCatalog {
         locks::lock(&self.capabilities).clone()
     }
 
-    /// How the tools changed since the agent was last shown them, if it was and they did; what
+    /// How the tools drifted since the agent was last shown them, if it was and they did; what
     /// it is shown now is remembered for next time.
     pub(crate) fn changes_since_shown(&self) -> Option<Changes> {
-        let now = self.tools();
-        let before = locks::lock(&self.shown).replace(now.clone());
-        changes(&before?, &now)
+        let listing = self.listing();
+        let now = listing.tools.clone();
+        let (before, source) = locks::lock(&self.shown).replace((now.clone(), listing.source))?;
+        drift(&before, source, &now)
     }
 
     fn install(&self, listed: Vec<ListedTool>, source: Source) {

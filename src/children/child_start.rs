@@ -18,7 +18,7 @@ use rmcp::{
 
 use super::{
     Launch,
-    child_transport::ChildTransport,
+    child_transport::{ChildTransport, FirstLine, not_json_rpc},
     client::{ChildClient, Hop},
     link::Link,
     remote::HTTP_FAILURE,
@@ -125,8 +125,14 @@ impl Child {
             );
             client.hop = Some(Arc::new(Hop::new(meta, launch.agent.log_level())));
         }
-        let transport =
-            ChildTransport::new(ends.read, input.clone(), calls.clone(), oversized.clone());
+        let first_line = FirstLine::default();
+        let transport = ChildTransport::new(
+            ends.read,
+            input.clone(),
+            calls.clone(),
+            oversized.clone(),
+            first_line.clone(),
+        );
         let hop = client.hop();
         let handshake = async {
             let session = match era {
@@ -166,6 +172,7 @@ impl Child {
                     true => link.end_cause().to_owned(),
                     false => cause,
                 };
+                let cause = not_json_rpc(&first_line).unwrap_or(cause);
                 let end = link.describe_end();
                 if refused && era == Era::Legacy {
                     // Its exit is part of the plan, not news for the log.
@@ -177,7 +184,11 @@ impl Child {
                 return Err(Attempt::Failed(StartError::Protocol { stage, cause, end }));
             }
             Err(_) => {
-                let end = link.describe_end();
+                let mut end = link.describe_end();
+                if let Some(said) = not_json_rpc(&first_line) {
+                    end.push_str("; ");
+                    end.push_str(&said);
+                }
                 stop_in_background(link);
                 return Err(Attempt::Failed(StartError::Timeout {
                     limit: spec.startup_timeout,

@@ -44,12 +44,29 @@ pub(crate) fn too_large() -> String {
     )
 }
 
+/// The child's first line on stdout, set once it came: `Some(line)` when it was not a JSON-RPC
+/// message. A program that is no MCP server (or one that prints a banner or logs to stdout)
+/// is then told apart from a server that died.
+pub(crate) type FirstLine = Arc<std::sync::OnceLock<Option<String>>>;
+
+/// The start of a line that is not a message, as an error quotes it.
+const QUOTED_CHARS: usize = 80;
+
+/// What a start that failed should say of the child's first line, if it was not JSON-RPC.
+pub(crate) fn not_json_rpc(first: &FirstLine) -> Option<String> {
+    let line = first.get()?.as_ref()?;
+    Some(format!(
+        "its first line on stdout was not JSON-RPC: {line:?}; an MCP server over stdio writes only JSON-RPC messages to stdout: check that the command starts an MCP server (and not, e.g., its installer or a shell profile that prints), and that it logs to stderr"
+    ))
+}
+
 /// Line transport over a child's stdout (read) and stdin (write, through `LineWriter`).
 pub(crate) struct ChildTransport<R> {
     lines: LineReader<R>,
     write: LineWriter,
     calls: ToolCalls,
     oversized: Arc<AtomicBool>,
+    first_line: FirstLine,
 }
 
 /// Just enough of a message to route it.
@@ -88,13 +105,32 @@ impl<R: AsyncRead + Send + Unpin + 'static> ChildTransport<R> {
         write: LineWriter,
         calls: ToolCalls,
         oversized: Arc<AtomicBool>,
+        first_line: FirstLine,
     ) -> Self {
         Self {
             lines: LineReader::new(read, CHILD_MESSAGE_LIMIT),
             write,
             calls,
             oversized,
+            first_line,
         }
+    }
+
+    /// Keeps the first line's start if it is not a message (read twice, once per child).
+    fn note_first(&self, text: &[u8]) {
+        if self.first_line.get().is_some() {
+            return;
+        }
+        let message = serde_json::from_slice::<RxJsonRpcMessage<RoleClient>>(text).is_ok();
+        let quoted = (!message).then(|| {
+            let line = String::from_utf8_lossy(text);
+            let line = line.trim_end();
+            match line.char_indices().nth(QUOTED_CHARS) {
+                Some((end, _)) => format!("{}…", &line[..end]),
+                None => line.to_owned(),
+            }
+        });
+        let _ = self.first_line.set(quoted);
     }
 
     /// Handles a message that belongs to a direct call (its result copied); true when it did.
@@ -155,6 +191,7 @@ impl<R: AsyncRead + Send + Unpin + 'static> ChildTransport<R> {
     /// place of a copy of the result alone, so its answer is built in that copy; any other line
     /// is read by serde_json.
     fn decode(&self, text: &[u8]) -> Option<RxJsonRpcMessage<RoleClient>> {
+        self.note_first(text);
         let Ok(line) = std::str::from_utf8(text) else {
             return for_rmcp(text);
         };
@@ -266,6 +303,7 @@ mod tests {
             LineWriter::spawn(input),
             calls.clone(),
             Arc::default(),
+            FirstLine::default(),
         );
         let target = ProgressTarget {
             out: ProgressOut::Lines(LineWriter::spawn(agent_out)),

@@ -297,12 +297,20 @@ async fn wait_or_stop(
     child.wait().await.ok().map(Exit)
 }
 
+/// The log target of a child's exit: `check`, `tools` and `call` report a failed start or a
+/// crash in their own output, so their log leaves these lines out (`CHECK_LOG_FILTER`).
+const EXIT_LOG_TARGET: &str = "toolshelf::child_exit";
+
 fn log_exit(exit: Option<Exit>, expected: bool) {
     match exit {
-        Some(exit) if exit.0.success() && expected => tracing::debug!("child exited"),
-        Some(exit) if exit.0.success() => tracing::info!("child exited"),
-        Some(exit) => tracing::warn!(status = %exit, "child exited"),
-        None => tracing::warn!("child ended; its exit status could not be read"),
+        Some(exit) if exit.0.success() && expected => {
+            tracing::debug!(target: EXIT_LOG_TARGET, "child exited");
+        }
+        Some(exit) if exit.0.success() => tracing::info!(target: EXIT_LOG_TARGET, "child exited"),
+        Some(exit) => tracing::warn!(target: EXIT_LOG_TARGET, status = %exit, "child exited"),
+        None => {
+            tracing::warn!(target: EXIT_LOG_TARGET, "child ended; its exit status could not be read");
+        }
     }
 }
 

@@ -1,10 +1,12 @@
 //! Command-line interface.
 
+mod client_args;
 mod completion;
 mod edits;
 mod run;
 mod serve_args;
 
+pub use client_args::{ClientArgs, ConsolidateArgs, InstallArgs, UninstallArgs};
 pub use run::run;
 pub use serve_args::ServeArgs;
 
@@ -93,10 +95,21 @@ pub enum Command {
     Install(InstallArgs),
     /// Take toolshelf's entry out of an MCP client's config (what `install` added).
     ///
-    /// When only that entry changed since `install`, the file is given back as it was.
+    /// When only that entry changed since `install`, the file is given back as it was and
+    /// install's backup is removed.
     ///
     /// Example: `toolshelf uninstall --client cursor`
     Uninstall(UninstallArgs),
+    /// Move an MCP client's servers into toolshelf, and toolshelf into the client.
+    ///
+    /// The servers go into the toolbox config, toolshelf takes their place in the client's
+    /// file, and their literal secrets go to an envFile (0600) per server beside the config.
+    /// Every file changed is kept as FILE.toolshelf-backup; --dry-run shows every diff;
+    /// --undo gives every file back byte for byte.
+    ///
+    /// Example: `toolshelf consolidate --client claude-desktop --config ~/toolboxes.json`,
+    /// `toolshelf consolidate --undo --client claude-desktop`
+    Consolidate(ConsolidateArgs),
     /// The persisted catalog of servers' tools (in the user's cache folder).
     ///
     /// Example: `toolshelf cache path`, `toolshelf cache clear`
@@ -260,7 +273,8 @@ pub struct AddArgs {
     /// when toolshelf starts it).
     #[arg(long, value_name = "KEY=VALUE")]
     pub env: Vec<String>,
-    /// A new toolbox's description, which the agent reads before opening it.
+    /// A new toolbox's description, which the agent reads before opening it (needed when
+    /// the toolbox is new).
     #[arg(long, value_name = "TEXT")]
     pub description: Option<String>,
     #[command(flatten)]
@@ -277,36 +291,6 @@ pub struct RemoveArgs {
     pub name: String,
     #[command(flatten)]
     pub config: ConfigArg,
-}
-
-#[derive(Debug, Args)]
-pub struct ClientArgs {
-    /// The client whose config to change.
-    #[arg(long, value_enum)]
-    pub client: crate::clients::Client,
-    /// The user's config (every project) or the current folder's project config.
-    #[arg(long, value_enum, default_value_t)]
-    pub scope: crate::clients::Scope,
-    /// The client's config file, when it is not where the client keeps it.
-    #[arg(long, value_name = "FILE")]
-    pub file: Option<PathBuf>,
-    /// Print the change as a diff; write nothing.
-    #[arg(long)]
-    pub dry_run: bool,
-}
-
-#[derive(Debug, Args)]
-pub struct InstallArgs {
-    #[command(flatten)]
-    pub client: ClientArgs,
-    #[command(flatten)]
-    pub config: ConfigArg,
-}
-
-#[derive(Debug, Args)]
-pub struct UninstallArgs {
-    #[command(flatten)]
-    pub client: ClientArgs,
 }
 
 #[derive(Debug, Args)]

@@ -244,6 +244,7 @@ pub async fn run(command: Command, shutdown: impl Future<Output = ()>) -> ExitCo
         Command::Remove(args) => super::edits::remove(args),
         Command::Install(args) => super::edits::install(args),
         Command::Uninstall(args) => super::edits::uninstall(args),
+        Command::Consolidate(args) => super::edits::consolidate(args),
         Command::Cache(CacheCommand::Path) => match crate::catalog::cache::folder() {
             Ok(folder) => write_stdout(&format!("{}\n", folder.display())),
             Err(error) => {

@@ -12,8 +12,9 @@ pub struct ServeArgs {
     pub config: ConfigArg,
     #[command(flatten)]
     pub cache: CacheSwitch,
-    /// Serve MCP over streamable HTTP at /mcp instead of stdio, on ADDR (default 127.0.0.1:8411).
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = crate::transport::http::DEFAULT_ADDRESS)]
+    /// Serve MCP over streamable HTTP at /mcp instead of stdio, on ADDR: HOST:PORT, or a bare
+    /// PORT for 127.0.0.1:PORT (default 127.0.0.1:8411).
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = crate::transport::http::DEFAULT_ADDRESS, value_parser = listen_address)]
     pub http: Option<std::net::SocketAddr>,
     /// With --http: the file holding the bearer token agents must send (whitespace around it is
     /// ignored). Default: $TOOLSHELF_TOKEN.
@@ -84,4 +85,36 @@ pub struct ServeArgs {
     /// Reload the config whenever the file changes, as SIGHUP does (a config with problems is refused and the running one stays).
     #[arg(long)]
     pub watch: bool,
+}
+
+/// `--http`'s address: `HOST:PORT` (`[::1]:PORT` for IPv6), or a bare port on loopback, which
+/// is what a listener binds unless told otherwise.
+fn listen_address(given: &str) -> Result<std::net::SocketAddr, String> {
+    if let Ok(port) = given.parse::<u16>() {
+        return Ok(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    given.parse().map_err(|_| {
+        format!(
+            "'{given}' is not an address to listen on: give PORT (e.g. 8413, for 127.0.0.1:8413) or HOST:PORT with HOST an IP address (e.g. 127.0.0.1:8413, 0.0.0.0:8413 or [::1]:8413)"
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::listen_address;
+
+    #[test]
+    fn a_bare_port_listens_on_loopback_and_a_name_is_refused_with_the_forms() {
+        assert_eq!(
+            listen_address("8413").map(|address| address.to_string()),
+            Ok("127.0.0.1:8413".to_owned())
+        );
+        assert_eq!(
+            listen_address("[::1]:9").map(|address| address.to_string()),
+            Ok("[::1]:9".to_owned())
+        );
+        let refused = listen_address("localhost:8413").expect_err("a host name");
+        assert!(refused.contains("give PORT (e.g. 8413"), "{refused}");
+    }
 }

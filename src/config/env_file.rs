@@ -21,6 +21,16 @@ pub(super) fn read(path: &Path) -> Result<Vec<(String, String)>, String> {
     })
 }
 
+/// The values of the variables of an envFile's `text` (its lines that read), to keep them out
+/// of what is printed.
+pub(crate) fn values(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|line| parse(line).ok())
+        .flatten()
+        .map(|(_, value)| value)
+        .collect()
+}
+
 /// The variables of `text`; the number of the first line that is not a variable, if any.
 fn parse(text: &str) -> Result<Vec<(String, String)>, usize> {
     let mut variables = Vec::new();

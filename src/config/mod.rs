@@ -4,6 +4,7 @@
 
 mod endpoints;
 mod env_file;
+pub(crate) use env_file::values as env_file_values;
 mod expand;
 mod file;
 mod plain;

@@ -83,7 +83,7 @@ pub fn import(
                 "{name}: renamed {own} (names are letters, digits, '_' and '-')"
             ));
         }
-        converted.insert(own.clone(), server_entry(&own, server, &mut notes));
+        converted.insert(own.clone(), server_entry(&own, server, &mut notes, None));
     }
     if converted.is_empty() {
         writeln!(err, "error: {} holds no server to import", path.display())?;
@@ -223,8 +223,14 @@ fn find(
 }
 
 /// One server in toolshelf's shape: its launch keys kept (variables in toolshelf's syntax,
-/// secrets as references), the rest dropped with a note.
-fn server_entry(name: &str, server: &Value, notes: &mut Vec<String>) -> Value {
+/// secrets as references, their values into `secrets` when given), the rest dropped with a
+/// note.
+pub(crate) fn server_entry(
+    name: &str,
+    server: &Value,
+    notes: &mut Vec<String>,
+    mut secrets: Option<&mut Vec<(String, String)>>,
+) -> Value {
     let Some(given) = server.as_object() else {
         notes.push(format!("{name}: not an object; copied as it is"));
         return server.clone();
@@ -248,7 +254,7 @@ fn server_entry(name: &str, server: &Value, notes: &mut Vec<String>) -> Value {
             }
             "env" | "headers" => {
                 if let Value::Object(pairs) = value {
-                    let kept = secrets::referenced(name, key, pairs, notes);
+                    let kept = secrets::referenced(name, key, pairs, notes, secrets.as_deref_mut());
                     entry.insert(key.clone(), Value::Object(kept));
                 }
             }
@@ -263,7 +269,7 @@ fn server_entry(name: &str, server: &Value, notes: &mut Vec<String>) -> Value {
 }
 
 /// `name` as a toolbox or server name (`^[A-Za-z0-9_-]{1,64}$`).
-fn toolbox_name(name: &str) -> String {
+pub(crate) fn toolbox_name(name: &str) -> String {
     let cleaned: String = name
         .chars()
         .map(

@@ -71,11 +71,14 @@ fn converted(server: &str, text: &str, notes: &mut Vec<String>) -> String {
 }
 
 /// `pairs` of `env` or `headers` (`key`) with every literal secret replaced by a reference.
+/// With `kept`, each secret's (variable, value) goes there, for a file of the server's own
+/// (`consolidate`'s envFile); without, the user is told to set the variable.
 pub(super) fn referenced(
     server: &str,
     key: &str,
     pairs: &Map<String, Value>,
     notes: &mut Vec<String>,
+    mut kept: Option<&mut Vec<(String, String)>>,
 ) -> Map<String, Value> {
     let headers = key == "headers";
     pairs
@@ -97,9 +100,21 @@ pub(super) fn referenced(
                 .split_once(' ')
                 .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
                 .map(|(scheme, _)| format!("{scheme} "));
-            notes.push(format!(
-                "{server}.{key}.{name}: a secret was written here; the new file says ${{{variable}}}: set {variable} in toolshelf's environment"
-            ));
+            match kept.as_deref_mut() {
+                Some(kept) => {
+                    let value = match &scheme {
+                        Some(scheme) => text[scheme.len()..].to_owned(),
+                        None => text.clone(),
+                    };
+                    kept.push((variable.clone(), value));
+                    notes.push(format!(
+                        "{server}.{key}.{name}: a secret was written here; it is ${{{variable}}} now, set in the server's envFile"
+                    ));
+                }
+                None => notes.push(format!(
+                    "{server}.{key}.{name}: a secret was written here; the new file says ${{{variable}}}: set {variable} in toolshelf's environment"
+                )),
+            }
             let reference = format!("{}${{{variable}}}", scheme.unwrap_or_default());
             (name.clone(), Value::String(reference))
         })
@@ -158,7 +173,13 @@ mod tests {
         let mut notes = Vec::new();
         let env = json!({"GITHUB_TOKEN": "ghp_abc", "LOG_LEVEL": "debug", "ROOT": "/srv/data",
                          "OPAQUE": "a1b2c3d4e5f6g7h8i9j0k1", "FROM_ENV": "${env:HOME_DIR}"});
-        let env = referenced("gh", "env", env.as_object().expect("object"), &mut notes);
+        let env = referenced(
+            "gh",
+            "env",
+            env.as_object().expect("object"),
+            &mut notes,
+            None,
+        );
         assert_eq!(
             Value::Object(env),
             json!({"GITHUB_TOKEN": "${GITHUB_TOKEN}", "LOG_LEVEL": "debug", "ROOT": "/srv/data",
@@ -170,6 +191,7 @@ mod tests {
             "headers",
             headers.as_object().expect("object"),
             &mut notes,
+            None,
         );
         assert_eq!(
             Value::Object(headers),

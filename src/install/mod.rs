@@ -1,11 +1,16 @@
 //! `toolshelf install --client NAME` and `toolshelf uninstall --client NAME`: toolshelf's entry
 //! in an MCP client's own config file, set or taken out in place. Everything else in the file
 //! stays as it was, byte for byte; a second install changes nothing and says so; the file as it
-//! was is kept beside it (`FILE.toolshelf-backup`) before each change; `--dry-run` prints the
-//! change as a diff and writes nothing.
+//! was is kept beside it (`FILE.toolshelf-backup`) before each change, and removed by an
+//! uninstall that gives the file back as it was; `--dry-run` prints the change as a diff and
+//! writes nothing. `consolidate` moves a client's servers into toolshelf in one step.
 
+mod consolidate;
 mod edit;
 mod launch;
+mod moved;
+
+pub use consolidate::{ConsolidateRequest, consolidate, undo_consolidate};
 
 use std::{
     io::Write,
@@ -29,6 +34,15 @@ pub struct InstallRequest<'a> {
     pub dry_run: bool,
     /// The client's config file, when not where the client keeps it.
     pub file: Option<&'a Path>,
+    /// `KEY=VALUE` pairs for the entry's `env` (install only).
+    pub env: &'a [String],
+}
+
+/// Whether a change puts toolshelf's entry in or takes it out.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Install,
+    Uninstall,
 }
 
 /// Sets toolshelf's entry in the client's config.
@@ -44,18 +58,59 @@ pub fn install(request: &InstallRequest<'_>, out: &mut dyn Write) -> std::io::Re
         writeln!(out, "error: {error}")?;
         return Ok(CommandEnd::Usage);
     }
+    let env = match env_pairs(request.env) {
+        Ok(env) => env,
+        Err(message) => {
+            writeln!(out, "error: {message}")?;
+            return Ok(CommandEnd::Usage);
+        }
+    };
     let config = std::fs::canonicalize(&config).unwrap_or(config);
-    let launch = launch::Launch::of_this_program();
-    let args = launch.args(&config);
-    let entry = request.client.stdio_entry(&launch.command, &args);
-    change(request, out, |format, text, key, _file| {
+    let entry = toolshelf_entry(request.client, &config, &env);
+    change(request, Kind::Install, out, |format, text, key, _file| {
         edit::set(format, text, key, ENTRY_NAME, &entry).map(Some)
     })
 }
 
+/// The entry that starts this toolshelf on `config`, as `client` writes a stdio server, with
+/// `env` (none: no `env` key).
+pub(crate) fn toolshelf_entry(
+    client: Client,
+    config: &Path,
+    env: &serde_json::Map<String, serde_json::Value>,
+) -> serde_json::Value {
+    let launch = launch::Launch::of_this_program();
+    let mut entry = client.stdio_entry(&launch.command, &launch.args(config));
+    if !env.is_empty()
+        && let Some(members) = entry.as_object_mut()
+    {
+        members.insert("env".into(), serde_json::Value::Object(env.clone()));
+    }
+    entry
+}
+
+/// `--env`'s `KEY=VALUE` pairs as the entry's `env`; Err names the one that is not a pair.
+fn env_pairs(given: &[String]) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+    let mut env = serde_json::Map::new();
+    for pair in given {
+        let named = pair.split_once('=').filter(|(key, _)| {
+            key.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        });
+        let Some((key, value)) = named else {
+            let key = pair.split_once('=').map_or(pair.as_str(), |(key, _)| key);
+            return Err(format!(
+                "--env {key}…: not KEY=VALUE with KEY of letters, digits and '_' (e.g. --env GITHUB_TOKEN=…); nothing was changed"
+            ));
+        };
+        env.insert(key.to_owned(), value.into());
+    }
+    Ok(env)
+}
+
 /// Takes toolshelf's entry out of the client's config.
 pub fn uninstall(request: &InstallRequest<'_>, out: &mut dyn Write) -> std::io::Result<CommandEnd> {
-    change(request, out, |format, text, key, file| {
+    change(request, Kind::Uninstall, out, |format, text, key, file| {
         // The file as it was before install, when only install's entry was added since: given
         // back as it was, whatever install's edit did to its layout.
         if let Ok(before) = std::fs::read_to_string(backup_of(file))
@@ -70,7 +125,7 @@ pub fn uninstall(request: &InstallRequest<'_>, out: &mut dyn Write) -> std::io::
 }
 
 /// Where the file as it was before the last change is kept.
-fn backup_of(file: &Path) -> PathBuf {
+pub(crate) fn backup_of(file: &Path) -> PathBuf {
     let mut name = file.as_os_str().to_owned();
     name.push(".toolshelf-backup");
     PathBuf::from(name)
@@ -78,6 +133,7 @@ fn backup_of(file: &Path) -> PathBuf {
 
 fn change(
     request: &InstallRequest<'_>,
+    kind: Kind,
     out: &mut dyn Write,
     edit: impl Fn(crate::clients::Format, &str, &str, &Path) -> Result<Option<String>, String>,
 ) -> std::io::Result<CommandEnd> {
@@ -142,20 +198,35 @@ fn change(
     }
     // What is left of a file install made, once its entry is out: nothing.
     let emptied = matches!(after.trim(), "" | "{}");
-    match write_with_backup(&file, before.as_deref(), &after, emptied) {
+    // Back as it was before install: install's backup has nothing more to give.
+    let restored = kind == Kind::Uninstall
+        && (emptied || std::fs::read_to_string(backup_of(&file)).is_ok_and(|kept| kept == after));
+    let written = match restored {
+        true => write_restored(&file, &after, emptied).map(|()| None),
+        false => write_with_backup(&file, before.as_deref(), &after, emptied),
+    };
+    match written {
         Ok(backup) => {
-            let kept = match backup {
-                Some(backup) => format!("; the file as it was is in {}", backup.display()),
-                None => String::new(),
+            let kept = match (backup, restored) {
+                (Some(backup), _) => format!("; the file as it was is in {}", backup.display()),
+                (None, true) if emptied => {
+                    ", and the file, which held nothing else (install made it)".to_owned()
+                }
+                (None, true) => {
+                    ": the file is as it was before install, so its backup is removed too"
+                        .to_owned()
+                }
+                (None, false) => String::new(),
             };
-            let done = match emptied {
-                true => "removed",
-                false => "wrote",
+            let done = match kind {
+                Kind::Install => format!("wrote {}", file.display()),
+                Kind::Uninstall => {
+                    format!("removed toolshelf's entry from {}", file.display())
+                }
             };
             writeln!(
                 out,
-                "{done} {} ({}){kept}. Restart {} (or reload its MCP servers) for the change to apply.",
-                file.display(),
+                "{done} ({}){kept}. Restart {} (or reload its MCP servers) for the change to apply.",
                 client.name(),
                 client.name()
             )?;
@@ -173,7 +244,7 @@ fn change(
 }
 
 /// Where `client` keeps its config of `scope` on this machine.
-fn client_file(client: Client, scope: Scope) -> Result<PathBuf, String> {
+pub(crate) fn client_file(client: Client, scope: Scope) -> Result<PathBuf, String> {
     let home = dirs::home_dir().ok_or("cannot find the home folder; give the file with --file")?;
     let config_dir = dirs::config_dir().unwrap_or_else(|| home.join(".config"));
     let here = std::env::current_dir().map_err(|error| format!("no current folder: {error}"))?;
@@ -187,6 +258,19 @@ fn client_file(client: Client, scope: Scope) -> Result<PathBuf, String> {
     client
         .file(scope, &places)
         .ok_or_else(|| format!("{} has no project config; use --scope user", client.name()))
+}
+
+/// Gives `file` back as it was before install (`after`; none at all when `emptied`) and
+/// removes install's backup of it.
+fn write_restored(file: &Path, after: &str, emptied: bool) -> std::io::Result<()> {
+    match emptied {
+        true => std::fs::remove_file(file)?,
+        false => replace(file, after)?,
+    }
+    match std::fs::remove_file(backup_of(file)) {
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(error),
+        _ => Ok(()),
+    }
 }
 
 /// Writes `after` to `file` through a temporary file beside it, keeping `before` (if the file
@@ -215,19 +299,28 @@ fn write_with_backup(
         std::fs::remove_file(file)?;
         return Ok(backup);
     }
-    let mut temporary = file.as_os_str().to_owned();
-    temporary.push(".toolshelf-new");
-    let temporary = PathBuf::from(temporary);
-    std::fs::write(&temporary, after)?;
-    if let Ok(metadata) = std::fs::metadata(file) {
-        std::fs::set_permissions(&temporary, metadata.permissions())?;
-    }
-    std::fs::rename(&temporary, file)?;
+    replace(file, after)?;
     Ok(backup)
 }
 
+/// Writes `text` to `file` whole or not at all (a temporary file beside it, renamed), keeping
+/// the file's permissions.
+pub(crate) fn replace(file: &Path, text: &str) -> std::io::Result<()> {
+    if let Some(parent) = file.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let mut temporary = file.as_os_str().to_owned();
+    temporary.push(".toolshelf-new");
+    let temporary = PathBuf::from(temporary);
+    std::fs::write(&temporary, text)?;
+    if let Ok(metadata) = std::fs::metadata(file) {
+        std::fs::set_permissions(&temporary, metadata.permissions())?;
+    }
+    std::fs::rename(&temporary, file)
+}
+
 /// The change as a unified diff.
-fn diff(file: &Path, before: &str, after: &str) -> String {
+pub(crate) fn diff(file: &Path, before: &str, after: &str) -> String {
     let name = file.display().to_string();
     similar::TextDiff::from_lines(before, after)
         .unified_diff()

@@ -3,6 +3,7 @@
 
 mod open_toolbox;
 mod search;
+mod server_status;
 mod signature;
 mod use_tool;
 pub(crate) mod use_tool_line;
@@ -50,8 +51,9 @@ impl MetaTools {
         {
             toolbox.insert("enum".into(), json!(names));
         }
-        let mut open_description = String::from(
-            "Start a toolbox's MCP servers and list their tools by server (name, description, inputSchema unless it takes no arguments). A server is ready, idle (stopped while unused; its next call starts it) or failed (with the error). Call it before use_tool, or search every toolbox, starting nothing: {\"query\": what you want to do} (limit: 5; toolbox: only that one); use_tool calls what a search found. Toolboxes:",
+        let mut open_description = format!(
+            "Start a toolbox's MCP servers and list their tools by server (name, description, inputSchema unless it takes no arguments). {} Call it before use_tool, or search every toolbox, starting nothing: {{\"query\": what you want to do}} (limit: 5; toolbox: only that one); use_tool calls what a search found. Toolboxes:",
+            server_status::ServerStatus::described()
         );
         for toolbox in config.toolboxes.values() {
             open_description.push_str(&format!("\n- {}", toolbox.name));

@@ -9,6 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, value::RawValue};
 
+use super::server_status::ServerStatus;
 use crate::{
     catalog::{Changes, Source},
     error::{Context, ToolError},
@@ -104,12 +105,13 @@ pub(crate) struct Opened<'a> {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ServerSummary<'a> {
     pub name: &'a str,
-    /// "ready", "starting", "idle" (not running; its next call starts it) or "failed".
-    pub status: &'static str,
+    pub status: ServerStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// Where `tools` came from: "live" (the server, in this run) or "cached" (the persisted
-    /// catalog, `catalogAge` seconds old).
+    /// Where `tools` came from: "live" (the server, in this run), "cached" (the persisted
+    /// catalog, `catalogAge` seconds old) or "cached-fewer-offers" (the persisted list of a
+    /// client that offered less than this agent: tools the server lists only to a client that
+    /// offers more appear once it has started).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub catalog: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -227,17 +229,18 @@ pub(crate) fn describe(
             None => servers.push(ServerSummary {
                 name,
                 status: match state {
-                    ServerState::Ready(_) => "ready",
-                    ServerState::NotStarted if slot.is_starting() => "starting",
-                    _ => "idle",
+                    ServerState::Ready(_) => ServerStatus::Ready,
+                    ServerState::NotStarted if slot.is_starting() => ServerStatus::Starting,
+                    _ => ServerStatus::Idle,
                 },
                 error: None,
                 catalog: Some(match source {
-                    Source::Remembered { .. } => "cached",
+                    Source::Remembered { nearest: false, .. } => "cached",
+                    Source::Remembered { nearest: true, .. } => "cached-fewer-offers",
                     _ => "live",
                 }),
                 catalog_age: match source {
-                    Source::Remembered { listed_at } => {
+                    Source::Remembered { listed_at, .. } => {
                         Some(listed_at.elapsed().map_or(0, |age| age.as_secs()))
                     }
                     _ => None,
@@ -272,7 +275,7 @@ pub(crate) fn describe(
             }),
             Some(error) => servers.push(ServerSummary {
                 name,
-                status: "failed",
+                status: ServerStatus::Failed,
                 error: Some(error),
                 catalog: None,
                 catalog_age: None,

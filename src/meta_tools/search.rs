@@ -3,7 +3,8 @@
 //! schema), starting nothing. The text is a line per tool, its arguments as a signature, which
 //! an agent reads in fewer tokens than JSON; `structuredContent` has the whole schemas. A
 //! toolbox whose servers never listed their tools (in this run or in the persisted catalog) is
-//! not searched, and the answer says so with the fix. The tools an answer shows are remembered
+//! not searched, and the answer says so with the fix; a server that could not start is named
+//! with its error instead, since opening its toolbox again would not list it. The tools an answer shows are remembered
 //! for the session: `use_tool` opens their toolbox on demand.
 
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
@@ -18,7 +19,7 @@ use crate::{
     catalog::{CatalogTool, Source},
     error::{Context, ToolError},
     search::{Entry, SearchIndex},
-    toolboxes::Toolboxes,
+    toolboxes::{ServerState, Toolboxes},
 };
 
 /// What a search answers.
@@ -26,11 +27,22 @@ use crate::{
 #[serde(rename_all = "camelCase")]
 struct Answer<'a> {
     tools: Vec<Match<'a>>,
-    /// Toolboxes with a server whose tools are not known yet.
+    /// Toolboxes with a server that never started, so its tools are not known yet.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     not_searched: Vec<&'a str>,
+    /// Servers whose tools are not known because they could not start, with why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    failed: Vec<Failed<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     hint: Option<String>,
+}
+
+/// A server not searched because it could not start.
+#[derive(Serialize)]
+struct Failed<'a> {
+    toolbox: &'a str,
+    server: &'a str,
+    error: String,
 }
 
 #[derive(Serialize)]
@@ -54,7 +66,7 @@ pub(super) fn search(toolboxes: &Toolboxes, search: Search) -> Result<CallToolRe
     if let Some(within) = &search.within {
         toolboxes.find(within, Context::OpenToolbox)?;
     }
-    let (index, not_searched) = session_index(toolboxes);
+    let (index, unknown) = session_index(toolboxes);
     let within = search.within.as_deref();
     let found = index.search_where(&search.query, search.limit, |entry| {
         within.is_none_or(|toolbox| entry.toolbox == toolbox)
@@ -90,11 +102,24 @@ pub(super) fn search(toolboxes: &Toolboxes, search: Search) -> Result<CallToolRe
                 .filter(|execution| !execution.get().contains("\"forbidden\"")),
         })
         .collect::<Vec<_>>();
-    let not_searched: Vec<&str> = not_searched
-        .iter()
-        .map(String::as_str)
-        .filter(|toolbox| within.is_none_or(|within| within == *toolbox))
-        .collect();
+    let wanted = |toolbox: &str| within.is_none_or(|within| within == toolbox);
+    let mut not_searched: Vec<&str> = Vec::new();
+    let mut failed = Vec::new();
+    for (toolbox, server, why) in &unknown {
+        match why {
+            Unknown::NeverStarted
+                if wanted(toolbox) && !not_searched.contains(&toolbox.as_str()) =>
+            {
+                not_searched.push(toolbox);
+            }
+            Unknown::Failed(error) if wanted(toolbox) => failed.push(Failed {
+                toolbox,
+                server,
+                error: error.clone(),
+            }),
+            _ => {}
+        }
+    }
     let hint = match (tools.is_empty(), not_searched.first()) {
         (_, Some(toolbox)) => Some(format!(
             "open_toolbox {} lists the tools of a toolbox not searched, and later searches include them.",
@@ -108,6 +133,7 @@ pub(super) fn search(toolboxes: &Toolboxes, search: Search) -> Result<CallToolRe
     let answer = Answer {
         tools,
         not_searched,
+        failed,
         hint,
     };
     let text = text(&answer);
@@ -140,6 +166,12 @@ fn text(answer: &Answer<'_>) -> String {
             text.push_str(&format!(": {}", description.trim()));
         }
     }
+    for failed in &answer.failed {
+        text.push_str(&format!(
+            "\nNot searched: server '{}' of toolbox '{}', which could not start: {}",
+            failed.server, failed.toolbox, failed.error
+        ));
+    }
     if !answer.not_searched.is_empty() {
         text.push_str(&format!(
             "\nNot searched (their tools are not known yet): {}.",
@@ -152,16 +184,31 @@ fn text(answer: &Answer<'_>) -> String {
     text.trim_start().to_owned()
 }
 
+/// Why a server's tools are not known.
+enum Unknown {
+    /// It has not started here, and no earlier run kept its list: opening its toolbox lists it.
+    NeverStarted,
+    /// It cannot start, or its start failed: the error, whose fix opening again does not make.
+    Failed(String),
+}
+
 /// The session's index of every tool its toolboxes know now (from a live server or the
-/// persisted catalog), and the toolboxes with a server whose tools are not known.
-fn session_index(toolboxes: &Toolboxes) -> (std::sync::Arc<SearchIndex>, Vec<String>) {
+/// persisted catalog), and the (toolbox, server) pairs whose tools are not known, with why.
+fn session_index(
+    toolboxes: &Toolboxes,
+) -> (std::sync::Arc<SearchIndex>, Vec<(String, String, Unknown)>) {
     let mut revisions = Vec::new();
-    let mut not_searched = Vec::new();
+    let mut unknown = Vec::new();
     for toolbox in toolboxes.all() {
         for slot in &toolbox.servers {
             slot.recall();
-            if slot.catalog.source() == Source::None && !not_searched.contains(&toolbox.spec.name) {
-                not_searched.push(toolbox.spec.name.clone());
+            if slot.catalog.source() == Source::None {
+                let why = match (&slot.spec.unavailable, slot.state()) {
+                    (Some(reason), _) => Unknown::Failed(reason.clone()),
+                    (None, ServerState::Failed(reason)) => Unknown::Failed(reason.to_string()),
+                    (None, _) => Unknown::NeverStarted,
+                };
+                unknown.push((toolbox.spec.name.clone(), slot.spec.name.clone(), why));
             }
             revisions.push(slot.catalog.revision());
         }
@@ -177,7 +224,7 @@ fn session_index(toolboxes: &Toolboxes) -> (std::sync::Arc<SearchIndex>, Vec<Str
         }
         entries
     });
-    (index, not_searched)
+    (index, unknown)
 }
 
 /// `entry`'s tool as its server lists it now, if it still does.

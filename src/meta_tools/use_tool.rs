@@ -16,7 +16,7 @@ use crate::{
     error::{Context, ToolError},
     locks,
     schema_check::{SchemaCheck, Violation, ViolationKind},
-    toolboxes::Toolboxes,
+    toolboxes::{ServerSlot, ServerState, Toolbox, Toolboxes},
 };
 
 /// `use_tool`'s input as the agent sent it. The tool's own `arguments` stay raw JSON: they are
@@ -191,7 +191,7 @@ pub(crate) async fn use_tool(
     if !boxed.is_open() {
         // A tool a search showed this session may be called at once: its toolbox opens now.
         if !toolboxes.search().was_shown(&toolbox, &server, &name) {
-            return Err(CallFailure::Tool(ToolError::ToolboxNotOpen { toolbox }));
+            return Err(CallFailure::Tool(not_open(boxed, toolbox, server, name)));
         }
         super::open_toolbox::open(toolboxes, boxed).await?;
         if !boxed.is_open() {
@@ -210,6 +210,24 @@ pub(crate) async fn use_tool(
         ..parts
     };
     child_call::call(toolboxes, target, parts).await
+}
+
+/// Why a toolbox that is not open cannot take a call of `server`'s tool `name`: the server
+/// could not start when the toolbox was opened (with its error), else the toolbox was never
+/// opened.
+fn not_open(boxed: &Toolbox, toolbox: String, server: String, name: String) -> ToolError {
+    match boxed.server(&server).map(ServerSlot::state) {
+        Some(ServerState::Failed(reason)) => ToolError::OpenedWithoutServer {
+            by_config: boxed
+                .server(&server)
+                .is_some_and(|slot| slot.spec.unavailable.is_some()),
+            toolbox,
+            server,
+            name,
+            reason: reason.to_string(),
+        },
+        _ => ToolError::ToolboxNotOpen { toolbox },
+    }
 }
 
 /// The plain identifiers `use_tool`'s schema found valid. A plain line's identifier is three

@@ -208,7 +208,8 @@ impl ServerSlot {
         if let Some(refusal) = refusal {
             return Err(refusal.into());
         }
-        let known = (self.catalog.source() != Source::None).then(|| self.catalog.tools());
+        let source = self.catalog.source();
+        let known = (source != Source::None).then(|| self.catalog.tools());
         let started = Child::start(
             &self.launch,
             &self.toolbox,
@@ -224,11 +225,16 @@ impl ServerSlot {
                 let child = Arc::new(child);
                 self.set(ServerState::Ready(child.clone()));
                 // The agent may hold the list as it was (remembered, or before a restart).
-                if let Some(known) = known
-                    && crate::catalog::changes(&known, &self.catalog.tools()).is_some()
-                {
-                    tracing::info!(toolbox = %self.toolbox, server = %self.spec.name, "the server's tools changed since they were last listed");
-                    self.launch.agent.tool_list_changed().await;
+                if let Some(known) = known {
+                    let now = self.catalog.tools();
+                    if crate::catalog::drift(&known, source, &now).is_some() {
+                        tracing::info!(toolbox = %self.toolbox, server = %self.spec.name, "the server's tools changed since they were last listed");
+                    }
+                    // Tools the agent's kind of client gets beyond the nearest list are no
+                    // drift, but a flat client still has to hear of them.
+                    if crate::catalog::changes(&known, &now).is_some() {
+                        self.launch.agent.tool_list_changed().await;
+                    }
                 }
                 Ok(child)
             }

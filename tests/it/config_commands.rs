@@ -80,6 +80,20 @@ fn add_and_remove_edit_the_config_in_place_and_refuse_a_broken_one() {
     std::fs::write(&path, before).expect("write");
 
     let fixture = fixture_bin();
+    // A new toolbox without a description: the agent would choose it blind.
+    let (code, said) = run_in(
+        folder.path(),
+        &cache,
+        &["add", "dev", "fixture", "--", fixture],
+    );
+    assert_eq!(
+        (code, said.as_str()),
+        (
+            2,
+            "error: toolbox `dev` is new, and an agent chooses a toolbox by its description: add --description \"what its tools are for\" (e.g. --description \"Read and write the project's notes\"); nothing was changed\n"
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), before);
     let add = [
         "add",
         "dev",
@@ -150,7 +164,15 @@ fn add_and_remove_edit_the_config_in_place_and_refuse_a_broken_one() {
 fn the_shell_completes_toolbox_server_and_remembered_tool_names() {
     let folder = tempfile::tempdir().expect("folder");
     let cache = fresh_cache();
-    let add = ["add", "dev", "fixture", "--", fixture_bin()];
+    let add = [
+        "add",
+        "dev",
+        "fixture",
+        "--description",
+        "Dev",
+        "--",
+        fixture_bin(),
+    ];
     assert_eq!(run_in(folder.path(), &cache, &add).0, 0);
     let toolboxes = completions(folder.path(), &cache, 2, &["toolshelf", "call", ""]);
     assert_eq!(toolboxes, ["dev"]);

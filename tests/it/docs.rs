@@ -344,3 +344,54 @@ pub(crate) fn block_after(text: &str, heading: &str) -> String {
         .map_or("", |(_, lines)| lines)
         .to_owned()
 }
+
+/// The `--client` names `install --help` lists, which are the code's `Client::ALL`: the README's
+/// list of them and docs/install.md's table name each, and no other.
+#[test]
+fn the_docs_list_every_client_the_code_knows() {
+    let help = help(&["install"]).expect("install --help");
+    let listed = help
+        .split_once("[possible values: ")
+        .and_then(|(_, rest)| rest.split_once(']'))
+        .map(|(values, _)| values)
+        .expect("install --help lists the clients");
+    let names: Vec<&str> = listed.split(", ").collect();
+    let known: Vec<String> = toolshelf::clients::Client::ALL
+        .iter()
+        .map(|client| {
+            clap::ValueEnum::to_possible_value(client)
+                .expect("a name")
+                .get_name()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(names, known, "install --help");
+    let readme = document("README.md");
+    let sentence = readme
+        .lines()
+        .skip_while(|line| !line.starts_with("`install` takes "))
+        .take_while(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let in_readme: Vec<&str> = sentence
+        .split("edits")
+        .next()
+        .unwrap_or_default()
+        .split('`')
+        .skip(3)
+        .step_by(2)
+        .collect();
+    assert_eq!(
+        in_readme, known,
+        "the README's `install` takes …: {sentence}"
+    );
+    let install = document("docs/install.md");
+    let rows: Vec<&str> = install
+        .lines()
+        .skip_while(|line| !line.starts_with("| `--client` |"))
+        .skip(2)
+        .take_while(|line| line.starts_with("| `"))
+        .filter_map(|line| line.split('`').nth(1))
+        .collect();
+    assert_eq!(rows, known, "docs/install.md's table of clients");
+}

@@ -230,6 +230,30 @@ async fn agents_reach_toolshelf_over_http_each_with_its_own_session() {
             .map(|v| v.as_bytes()),
         Some(&b"Bearer"[..])
     );
+    let missing = refused.text().await.expect("body");
+    assert!(missing.contains("this request has none"), "{missing}");
+    let wrong = http()
+        .post(format!("http://127.0.0.1:{port}/mcp"))
+        .header("authorization", "Bearer not-the-token-4f2")
+        .send()
+        .await
+        .expect("POST");
+    assert_eq!(
+        wrong
+            .headers()
+            .get("www-authenticate")
+            .map(|v| v.as_bytes()),
+        Some(&br#"Bearer error="invalid_token""#[..])
+    );
+    let wrong = wrong.text().await.expect("body");
+    assert!(
+        wrong.contains("does not know the bearer token this request sent"),
+        "{wrong}"
+    );
+    assert!(
+        !wrong.contains("not-the-token-4f2"),
+        "never echoed: {wrong}"
+    );
 
     // SIGTERM: toolshelf exits 0 in time, and nothing it started is left.
     nix::sys::signal::kill(

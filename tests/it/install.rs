@@ -21,7 +21,7 @@ struct ClientFile {
     before: Option<&'static str>,
 }
 
-const FILES: [ClientFile; 6] = [
+const FILES: [ClientFile; 7] = [
     ClientFile {
         client: "claude-code",
         path: ".claude.json",
@@ -58,10 +58,15 @@ const FILES: [ClientFile; 6] = [
         path: ".gemini/settings.json",
         before: Some("{\n\t\"theme\": \"GitHub\"\n}"),
     },
+    ClientFile {
+        client: "windsurf",
+        path: ".codeium/windsurf/mcp_config.json",
+        before: Some("{\n  \"mcpServers\": {}\n}\n"),
+    },
 ];
 
 /// `toolshelf ARGS` with `home` as the home folder; (exit code, stdout).
-fn run(home: &Path, args: &[&str]) -> (i32, String) {
+pub(crate) fn run(home: &Path, args: &[&str]) -> (i32, String) {
     let output = toolshelf_std()
         .args(args)
         .env("HOME", home)
@@ -182,6 +187,20 @@ async fn every_client_s_entry_starts_toolshelf_and_uninstall_gives_the_file_back
 
         let (code, said) = run(home.path(), &["uninstall", "--client", file.client]);
         assert_eq!(code, 0, "{said}");
+        assert!(
+            said.starts_with(&format!(
+                "removed toolshelf's entry from {}",
+                path.display()
+            )),
+            "{said}"
+        );
+        let mut backup = path.clone().into_os_string();
+        backup.push(".toolshelf-backup");
+        assert!(
+            !Path::new(&backup).exists(),
+            "{}: the round trip is exact, so install's backup goes",
+            file.client
+        );
         match file.before {
             Some(before) => assert_eq!(
                 std::fs::read_to_string(&path).expect("read"),

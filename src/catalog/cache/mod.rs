@@ -7,9 +7,12 @@
 //!
 //! A server may list other tools to a client that offers sampling, elicitation or roots
 //! (server-everything adds tools for the first two), so a list is kept per set of capabilities
-//! toolshelf offered the server (`Offer`, a suffix of the file's name): an agent is answered
-//! from the list a server gave to the same kind of client, and a change is drift only between
-//! two lists of one kind.
+//! toolshelf offered the server (`Offer`, a suffix of the file's name). An agent is answered
+//! from the list a server gave to the same kind of client, else from the list of the nearest
+//! kind that offered less (`toolshelf check` offers nothing, so its list serves every client):
+//! a server lists no fewer tools to a client that offers more, and a tool it lists only to a
+//! client offering something the agent lacks would fail when called. A change is drift only
+//! between two lists of one kind.
 
 mod launch_key;
 
@@ -110,6 +113,28 @@ impl Offer {
         })
     }
 
+    /// The offers whose lists can answer an agent of this offer, nearest first: this offer,
+    /// then those offering less, the more they offer in common the sooner, the empty one last.
+    pub(crate) fn nearest_first(self) -> impl Iterator<Item = Offer> {
+        let mut offers: Vec<Offer> = Offer::every().filter(|offer| offer.within(self)).collect();
+        offers.sort_by_key(|offer| std::cmp::Reverse(offer.count()));
+        offers.into_iter()
+    }
+
+    /// True when everything this offer offers, `other` offers too.
+    fn within(self, other: Offer) -> bool {
+        (!self.sampling || other.sampling)
+            && (!self.elicitation || other.elicitation)
+            && (!self.roots || other.roots)
+    }
+
+    fn count(self) -> usize {
+        [self.sampling, self.elicitation, self.roots]
+            .into_iter()
+            .filter(|offered| *offered)
+            .count()
+    }
+
     /// The file name's part for this offer: none for no capability, else `-` and a letter each.
     fn suffix(self) -> String {
         let letters: String = [
@@ -138,6 +163,8 @@ pub(crate) struct CacheFile {
 #[derive(Debug)]
 pub(crate) struct Remembered {
     pub tools: Vec<ListedTool>,
+    /// What toolshelf had offered the server when it gave this list.
+    pub offer: Offer,
     /// What the server declared (prompts, resources, completions…), to know without starting
     /// it whether to ask it for those.
     pub capabilities: Option<rmcp::model::ServerCapabilities>,
@@ -200,6 +227,14 @@ impl CacheFile {
         self.stem.with_file_name(name)
     }
 
+    /// The list the server gave to a client offering `offer`, else the one it gave the nearest
+    /// kind that offered less (`Offer::nearest_first`), if one was kept.
+    pub(crate) fn read_nearest(&self, server: &str, offer: Offer) -> Option<Remembered> {
+        offer
+            .nearest_first()
+            .find_map(|nearest| self.read(server, nearest))
+    }
+
     /// The list the server gave when offered `offer`, if it was kept.
     pub(crate) fn read(&self, server: &str, offer: Offer) -> Option<Remembered> {
         let path = self.path(offer);
@@ -211,7 +246,7 @@ impl CacheFile {
                 return None;
             }
         };
-        match decode(&text) {
+        match decode(&text, offer) {
             Ok(remembered) => {
                 // Read counts as use: the sweep keeps what is read.
                 let touched = std::fs::File::options()
@@ -272,7 +307,7 @@ impl CacheFile {
     }
 }
 
-fn decode(text: &[u8]) -> Result<Remembered, String> {
+fn decode(text: &[u8], offer: Offer) -> Result<Remembered, String> {
     let written: Written = serde_json::from_slice(text).map_err(|error| error.to_string())?;
     if written.format != FORMAT {
         return Err(format!(
@@ -292,6 +327,7 @@ fn decode(text: &[u8]) -> Result<Remembered, String> {
         .map_err(|error| format!("its capabilities do not read: {error}"))?;
     Ok(Remembered {
         tools,
+        offer,
         capabilities,
         listed_at: UNIX_EPOCH + Duration::from_secs(written.listed_at),
     })

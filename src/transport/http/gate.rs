@@ -166,7 +166,7 @@ impl Gate {
             return Ok(Admitted::Caller(Caller::token(name)));
         }
         let Some(server) = &self.resource_server else {
-            return Err(unauthorized());
+            return Err(unauthorized(given.is_empty()));
         };
         if given.is_empty() {
             return Err(challenge::missing(server));
@@ -193,15 +193,23 @@ fn not_found_to_end() -> Response<Body> {
     )
 }
 
-/// 401 with `WWW-Authenticate: Bearer` and what to send.
-fn unauthorized() -> Response<Body> {
-    let mut refusal = text(
-        StatusCode::UNAUTHORIZED,
-        "toolshelf needs a bearer token: send `Authorization: Bearer TOKEN` with your token (TOOLSHELF_TOKEN, --token-file or your file of --tokens-dir, where toolshelf was started)\n",
-    );
+/// 401 with `WWW-Authenticate: Bearer` and what to send: whether a token came at all (the
+/// token itself is never echoed).
+fn unauthorized(missing: bool) -> Response<Body> {
+    let (body, error) = match missing {
+        true => (
+            "toolshelf needs a bearer token, and this request has none: send `Authorization: Bearer TOKEN` with your token (TOOLSHELF_TOKEN, --token-file or your file of --tokens-dir, where toolshelf was started)\n",
+            "Bearer",
+        ),
+        false => (
+            "toolshelf does not know the bearer token this request sent: send the token toolshelf was started with (TOOLSHELF_TOKEN, --token-file or your file of --tokens-dir); a token changed there takes a restart of toolshelf, or of the client after changing its copy\n",
+            "Bearer error=\"invalid_token\"",
+        ),
+    };
+    let mut refusal = text(StatusCode::UNAUTHORIZED, body);
     refusal.headers_mut().insert(
         header::WWW_AUTHENTICATE,
-        header::HeaderValue::from_static("Bearer"),
+        header::HeaderValue::from_static(error),
     );
     refusal
 }

@@ -17,7 +17,10 @@ pub use installs::{client_clis_dir, interop_dir, lint_env, npm_server, python_en
 pub use launch::free_port;
 pub use processes::{children_of, is_alive, wait_all_gone};
 pub use raw_client::RawClient;
-pub use shelf::{Shelf, serve_command, spawn_with, start, start_at, start_dev, start_logged};
+pub use shelf::{
+    ClientKind, Shelf, serve_command, serve_command_as, spawn_with, start, start_at, start_dev,
+    start_logged,
+};
 
 use std::{
     path::{Path, PathBuf},

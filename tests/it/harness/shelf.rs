@@ -33,13 +33,44 @@ pub struct Shelf {
     _dir: Option<tempfile::TempDir>,
 }
 
-/// A client that counts `notifications/tools/list_changed` and `notifications/resources/updated`.
+/// A client that counts `notifications/tools/list_changed` and `notifications/resources/updated`,
+/// declaring the capabilities of its kind.
 #[derive(Clone, Default)]
-pub struct Counting(Arc<AtomicUsize>, Arc<AtomicUsize>);
+pub struct Counting(Arc<AtomicUsize>, Arc<AtomicUsize>, ClientKind);
+
+/// The capabilities a client declares, as real clients do.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub enum ClientKind {
+    /// None at all (rmcp's default, and scripts).
+    #[default]
+    Bare,
+    /// `roots`, as Claude Code, Claude Desktop, VS Code and Cursor declare.
+    Roots,
+    /// `roots`, `sampling` and `elicitation`, as VS Code declares.
+    Capable,
+}
+
+impl ClientKind {
+    pub fn capabilities(self) -> rmcp::model::ClientCapabilities {
+        let mut declared = rmcp::model::ClientCapabilities::default();
+        if self != ClientKind::Bare {
+            let mut roots = rmcp::model::RootsCapabilities::default();
+            roots.list_changed = Some(true);
+            declared.roots = Some(roots);
+        }
+        if self == ClientKind::Capable {
+            declared.sampling = Some(Default::default());
+            declared.elicitation = Some(Default::default());
+        }
+        declared
+    }
+}
 
 impl ClientHandler for Counting {
     fn get_info(&self) -> ClientConfig {
-        ClientConfig::default()
+        let mut info = ClientConfig::default();
+        info.capabilities = self.2.capabilities();
+        info
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
@@ -121,7 +152,16 @@ pub async fn spawn_with(
 }
 
 /// Runs `command` (a `toolshelf serve`) and initializes a client that counts list changes.
-pub async fn serve_command(mut command: tokio::process::Command, stderr: Stdio) -> Shelf {
+pub async fn serve_command(command: tokio::process::Command, stderr: Stdio) -> Shelf {
+    serve_command_as(command, stderr, ClientKind::Bare).await
+}
+
+/// As `serve_command`, the client declaring what clients of `kind` declare.
+pub async fn serve_command_as(
+    mut command: tokio::process::Command,
+    stderr: Stdio,
+    kind: ClientKind,
+) -> Shelf {
     // Quiet unless the caller chose a filter (or removed it).
     if !command
         .as_std()
@@ -140,7 +180,7 @@ pub async fn serve_command(mut command: tokio::process::Command, stderr: Stdio) 
     let pid = process.id().expect("toolshelf pid");
     let stdin = process.stdin.take().expect("stdin");
     let stdout = process.stdout.take().expect("stdout");
-    let counting = Counting::default();
+    let counting = Counting(Arc::default(), Arc::default(), kind);
     let (changes, updates) = (counting.0.clone(), counting.1.clone());
     let client = tokio::time::timeout(DEADLINE, counting.serve((stdout, stdin)))
         .await

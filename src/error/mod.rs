@@ -6,7 +6,11 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::schema_check::{Violation, ViolationKind};
+use crate::schema_check::Violation;
+
+mod texts;
+
+use texts::{alternatives, invalid, suggestions};
 
 /// A failure the agent can act on; it goes back as an `isError` tool result.
 #[derive(Debug)]
@@ -41,6 +45,18 @@ pub(crate) enum ToolError {
         name: String,
         kind: DownstreamKind,
         error: String,
+    },
+    /// A call into a toolbox whose open failed, to a server that could not start: why, and
+    /// what would get past it.
+    OpenedWithoutServer {
+        toolbox: String,
+        server: String,
+        name: String,
+        /// The server's own error.
+        reason: String,
+        /// The config leaves it unable to start (an unset variable…): only the user can fix
+        /// that, and a new open does not help before they have.
+        by_config: bool,
     },
     /// Not one server of the toolbox could be started.
     OpenFailed {
@@ -90,9 +106,6 @@ pub(crate) enum DownstreamKind {
     ResultTooLarge,
     Cancelled,
 }
-
-/// Lists longer than this are not spelled out in an error.
-const MAX_LISTED: usize = 20;
 
 /// `structuredContent.error`: the same failure, for programs.
 #[derive(Debug, Serialize)]
@@ -163,6 +176,24 @@ impl ToolError {
             } => format!(
                 "Error executing tool '{name}' in server '{server}' (toolbox '{toolbox}'): {error}"
             ),
+            ToolError::OpenedWithoutServer {
+                toolbox,
+                server,
+                name,
+                reason,
+                by_config,
+            } => {
+                let advice = match by_config {
+                    true => "The user has to fix this in toolshelf's config or environment and restart toolshelf (or reload its config); until then the server's tools cannot be called.".to_owned(),
+                    false => format!(
+                        "Once the cause is fixed, call open_toolbox {} again: it starts the server anew.",
+                        serde_json::json!({ "toolbox": toolbox })
+                    ),
+                };
+                format!(
+                    "Error executing tool '{name}' in server '{server}' (toolbox '{toolbox}'): the toolbox did not open, as this server could not start: {reason}\n{advice}"
+                )
+            }
             ToolError::OpenFailed { toolbox, failures } => {
                 let mut text = format!(
                     "Error opening toolbox '{toolbox}': none of its servers could be started."
@@ -271,6 +302,25 @@ impl ToolError {
                 error.server = Some(server);
                 error.name = Some(name);
             }
+            ToolError::OpenedWithoutServer {
+                toolbox,
+                server,
+                name,
+                by_config,
+                ..
+            } => {
+                error.kind = "server_unavailable";
+                error.toolbox = Some(toolbox);
+                error.server = Some(server);
+                error.name = Some(name);
+                error.retryable = !by_config;
+                if !by_config {
+                    error.next = Some(format!(
+                        "call open_toolbox {} once the cause is fixed",
+                        serde_json::json!({ "toolbox": toolbox })
+                    ));
+                }
+            }
             ToolError::OpenFailed { toolbox, .. } => {
                 error.kind = "toolbox_unavailable";
                 error.toolbox = Some(toolbox);
@@ -301,59 +351,5 @@ impl ToolError {
         let mut result = CallToolResult::error(vec![ContentBlock::text(self.text())]);
         result.structured_content = Some(json!({ "error": structured }));
         result
-    }
-}
-
-/// The table's rule: an empty identifier field has its own text; anything else is listed after the
-/// prefix. Violations are joined with "; ".
-fn invalid(prefix: &str, violations: &[Violation]) -> String {
-    let mut empties = Vec::new();
-    let mut others = Vec::new();
-    for violation in violations {
-        match empty_field_text(violation) {
-            Some(text) => empties.push(text.to_owned()),
-            None => others.push(violation.to_string()),
-        }
-    }
-    if others.is_empty() {
-        empties.join("; ")
-    } else {
-        others.extend(empties);
-        format!("{prefix}: {}", others.join("; "))
-    }
-}
-
-fn empty_field_text(violation: &Violation) -> Option<&'static str> {
-    if violation.kind != ViolationKind::Empty {
-        return None;
-    }
-    match violation.path.as_str() {
-        "tool.toolbox" | "toolbox" => Some("toolbox: Toolbox name cannot be empty"),
-        "tool.server" => Some("server: Server name cannot be empty"),
-        "tool.name" => Some("name: Tool name cannot be empty"),
-        _ => None,
-    }
-}
-
-/// The close match, if any; else every valid name when there are few.
-fn suggestions(input: &str, known: &[String]) -> Vec<String> {
-    match crate::suggest::closest(input, known.iter().map(String::as_str)) {
-        Some(close) => vec![close.to_owned()],
-        None if known.len() <= MAX_LISTED => known.to_vec(),
-        None => Vec::new(),
-    }
-}
-
-/// "\nDid you mean: x?" for a close match, else "\n{label}: a, b" when the list is short.
-fn alternatives(input: &str, known: &[String], label: &str) -> String {
-    if let Some(close) = crate::suggest::closest(input, known.iter().map(String::as_str)) {
-        return format!("\nDid you mean: {close}?");
-    }
-    if known.is_empty() {
-        format!("\n{label}: none")
-    } else if known.len() <= MAX_LISTED {
-        format!("\n{label}: {}", known.join(", "))
-    } else {
-        String::new()
     }
 }

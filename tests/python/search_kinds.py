@@ -1,0 +1,73 @@
+"""Searches toolshelf as each kind of real client does: the Python `mcp` SDK's ClientSession
+declaring nothing, `roots` (as Claude Code, Claude Desktop, VS Code and Cursor do), or `roots`,
+`sampling` and `elicitation` (as VS Code does). The SDK declares a capability when its callback
+is given.
+
+Usage: search_kinds.py QUERY stdio -- COMMAND [ARGS...]   (a new toolshelf per session)
+       search_kinds.py QUERY http URL                      (three sessions of one toolshelf)
+Prints {"none"|"roots"|"capable": {"text": the search's text, "declared": [...]}} as JSON.
+"""
+
+import asyncio
+import json
+import sys
+
+from mcp import ClientSession, StdioServerParameters, types
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+
+async def sampling(context, params):
+    return types.CreateMessageResult(
+        role="assistant",
+        content=types.TextContent(type="text", text="sampled"),
+        model="agent-model",
+    )
+
+
+async def elicitation(context, params):
+    return types.ElicitResult(action="decline")
+
+
+async def roots(context):
+    return types.ListRootsResult(roots=[types.Root(uri="file:///tmp/agent-root")])
+
+
+KINDS = {
+    "none": {},
+    "roots": {"list_roots_callback": roots},
+    "capable": {
+        "list_roots_callback": roots,
+        "sampling_callback": sampling,
+        "elicitation_callback": elicitation,
+    },
+}
+
+
+async def search(streams, callbacks: dict, query: str) -> dict:
+    async with ClientSession(streams[0], streams[1], **callbacks) as session:
+        await session.initialize()
+        result = await session.call_tool("open_toolbox", {"query": query})
+        text = "\n".join(block.text for block in result.content if block.type == "text")
+        return {"text": text, "error": bool(result.is_error), "declared": sorted(callbacks)}
+
+
+async def main(query: str, transport: str, rest: list[str]) -> dict:
+    seen = {}
+    for kind, callbacks in KINDS.items():
+        if transport == "stdio":
+            parameters = StdioServerParameters(command=rest[0], args=rest[1:])
+            async with stdio_client(parameters) as streams:
+                seen[kind] = await search(streams, callbacks, query)
+        else:
+            async with streamable_http_client(rest[0]) as streams:
+                seen[kind] = await search(streams, callbacks, query)
+    return seen
+
+
+if __name__ == "__main__":
+    query, transport = sys.argv[1], sys.argv[2]
+    rest = sys.argv[3:]
+    if transport == "stdio":
+        rest = rest[rest.index("--") + 1 :]
+    print(json.dumps(asyncio.run(main(query, transport, rest))))
