@@ -6,7 +6,7 @@ use serde_json::value::RawValue;
 
 use super::{
     child_transport::{self},
-    process::SpawnError,
+    exit::SpawnError,
 };
 use crate::error::DownstreamKind;
 

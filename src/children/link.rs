@@ -2,26 +2,15 @@
 //! Either way the child's messages flow through a pair of byte streams (`Ends`), so the MCP
 //! session, calls and relays above are the same for both.
 
-use std::{pin::Pin, sync::Arc, time::Duration};
+use std::{sync::Arc, time::Duration};
 
-use tokio::io::{AsyncRead, AsyncWrite};
-
-use super::{
-    process::{Process, SpawnError},
-    registry::ProcessRegistry,
-    remote::Connection,
-};
+use super::ends::Ends;
+use super::{exit::SpawnError, process::Process, registry::ProcessRegistry, remote::Connection};
 use crate::config::{Endpoint, ServerSpec};
 
 pub(crate) enum Link {
     Local(Process),
     Remote(Connection),
-}
-
-/// The child's message streams: what it writes, what it reads.
-pub(crate) struct Ends {
-    pub read: Pin<Box<dyn AsyncRead + Send>>,
-    pub write: Pin<Box<dyn AsyncWrite + Send>>,
 }
 
 impl Link {

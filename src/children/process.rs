@@ -4,9 +4,7 @@
 
 use std::{
     collections::VecDeque,
-    fmt,
-    os::unix::process::ExitStatusExt,
-    process::{ExitStatus, Stdio},
+    process::Stdio,
     sync::{
         Arc, Mutex,
         atomic::{AtomicBool, Ordering},
@@ -25,6 +23,7 @@ use tracing::Instrument;
 
 use super::{
     environment,
+    exit::{Exit, SpawnError},
     registry::{ProcessRegistry, Registration},
 };
 use crate::config::LocalServer;
@@ -36,37 +35,6 @@ pub(crate) const STOP_GRACE: Duration = Duration::from_secs(2);
 const STDERR_TAIL_LINES: usize = 20;
 /// Longest stderr line kept or logged; the rest of a longer line is dropped.
 const STDERR_LINE_MAX: usize = 2000;
-
-/// How a process ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Exit(pub ExitStatus);
-
-impl fmt::Display for Exit {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.0.code(), self.0.signal()) {
-            (Some(code), _) => write!(f, "exited with status {code}"),
-            (None, Some(signal)) => write!(f, "was killed by signal {signal}"),
-            (None, None) => write!(f, "ended ({})", self.0),
-        }
-    }
-}
-
-/// Why a process could not be started.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum SpawnError {
-    #[error(
-        "cannot run '{command}': {source}. Check `command` in the config and that it is on PATH"
-    )]
-    Io {
-        command: String,
-        source: std::io::Error,
-    },
-    #[error("toolshelf is shutting down")]
-    ShuttingDown,
-    /// A remote server's connection could not be set up (not: could not be reached).
-    #[error("{0}")]
-    Remote(String),
-}
 
 /// The last lines a child wrote to stderr.
 #[derive(Debug, Default)]

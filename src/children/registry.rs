@@ -13,8 +13,8 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use super::{
+    exit::{Exit, SpawnError},
     guard::Guard,
-    process::{Exit, SpawnError},
 };
 use crate::locks;
 

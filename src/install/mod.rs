@@ -9,6 +9,7 @@ mod consolidate;
 mod edit;
 mod launch;
 mod moved;
+mod planned;
 
 pub use consolidate::{ConsolidateRequest, consolidate, undo_consolidate};
 

@@ -13,7 +13,7 @@ use sha2::{Digest, Sha256};
 
 use super::{
     backup_of,
-    consolidate::{Planned, secrets_of},
+    planned::{Planned, secrets_of},
 };
 use crate::{
     clients::{Client, Scope},

@@ -328,3 +328,54 @@ async fn the_bundle_holds_the_binary_and_starts_as_its_manifest_says() {
         .env("PATH", std::env::var("PATH").unwrap_or_default());
     session_through(start, &config).await;
 }
+
+/// The sizes docs/install.md quotes of a release's packages, each within 5 % of what
+/// `scripts/package.sh OUT` built: run on those packages (`TOOLSHELF_PACKAGES=OUT cargo test
+/// packaging`, the release check). A plain test run builds dev packages, which the table does
+/// not describe, so there this test says it skipped.
+#[test]
+fn release_packages_are_the_sizes_the_docs_quote_when_given_a_release_build() {
+    let Some(out) = std::env::var_os("TOOLSHELF_PACKAGES").map(PathBuf::from) else {
+        eprintln!("skipped: TOOLSHELF_PACKAGES names no release build");
+        return;
+    };
+    let install = crate::docs::document("docs/install.md");
+    let rows: Vec<(String, u64)> = install
+        .lines()
+        .skip_while(|line| !line.starts_with("| file | bytes |"))
+        .skip(2)
+        .take_while(|line| line.starts_with('|'))
+        .filter_map(|line| {
+            let name = line.split('`').nth(1)?.to_owned();
+            let bytes = line
+                .rsplit('|')
+                .nth(1)?
+                .trim()
+                .replace(',', "")
+                .parse()
+                .ok()?;
+            Some((name, bytes))
+        })
+        .collect();
+    assert_eq!(rows.len(), 5, "the table of sizes: {rows:?}");
+    let version = env!("CARGO_PKG_VERSION");
+    for (name, quoted) in rows {
+        let path = match name.strip_prefix("target/") {
+            Some(_) => Path::new(ROOT).join(&name),
+            None => {
+                let (prefix, suffix) = name
+                    .split_once(version)
+                    .expect("a package's name holds the version");
+                built(&out, prefix, suffix)
+            }
+        };
+        let size = std::fs::metadata(&path)
+            .unwrap_or_else(|error| panic!("{path:?}: {error}"))
+            .len();
+        let drift = size.abs_diff(quoted) as f64 / quoted as f64;
+        assert!(
+            drift <= 0.05,
+            "docs/install.md quotes {quoted} bytes for {name}; the build made {size}: rerun the release build and quote its sizes"
+        );
+    }
+}

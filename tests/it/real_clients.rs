@@ -51,9 +51,13 @@ async fn after_check_every_kind_of_client_finds_a_tool_starting_nothing_over_std
         "--config".into(),
         path.clone().into_os_string(),
     ]);
-    let seen = python_client("search_kinds.py", args).await;
+    let seen = python_client("search_kinds.py", args.clone()).await;
     every_kind_found_echo(&seen, "over stdio");
     assert_eq!(started(&starts), 1, "a search started the fixture");
+    // The newcomer's first call: the tool the search found, its toolbox opened on demand.
+    args.insert(0, "--call".into());
+    let seen = python_client("search_kinds.py", args).await;
+    every_kind_called_echo(&seen, "over stdio");
 
     let port = crate::harness::free_port();
     let mut command = launch::serve_http(toolshelf(), &path, port, None, &[]);
@@ -65,10 +69,22 @@ async fn after_check_every_kind_of_client_finds_a_tool_starting_nothing_over_std
         .expect("serve --http");
     wait_healthy(port).await;
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let args = vec!["echo my arguments".into(), "http".into(), url.into()];
-    let seen = python_client("search_kinds.py", args).await;
+    let mut args = vec!["echo my arguments".into(), "http".into(), url.into()];
+    let before = started(&starts);
+    let seen = python_client("search_kinds.py", args.clone()).await;
     every_kind_found_echo(&seen, "over HTTP");
-    assert_eq!(started(&starts), 1, "a search started the fixture");
+    assert_eq!(started(&starts), before, "a search started the fixture");
+    args.insert(0, "--call".into());
+    let seen = python_client("search_kinds.py", args).await;
+    every_kind_called_echo(&seen, "over HTTP");
+}
+
+/// Each kind of client's first call, the found echo, answered with its arguments.
+fn every_kind_called_echo(seen: &Value, how: &str) {
+    for kind in ["none", "roots", "capable"] {
+        let said = seen[kind]["called"].as_str().unwrap_or_default();
+        assert!(said.contains("first call"), "{how}, {kind}: {seen}");
+    }
 }
 
 #[tokio::test]

@@ -3,9 +3,12 @@ declaring nothing, `roots` (as Claude Code, Claude Desktop, VS Code and Cursor d
 `sampling` and `elicitation` (as VS Code does). The SDK declares a capability when its callback
 is given.
 
-Usage: search_kinds.py QUERY stdio -- COMMAND [ARGS...]   (a new toolshelf per session)
-       search_kinds.py QUERY http URL                      (three sessions of one toolshelf)
-Prints {"none"|"roots"|"capable": {"text": the search's text, "declared": [...]}} as JSON.
+Usage: search_kinds.py [--call] QUERY stdio -- COMMAND [ARGS...]   (a toolshelf per session)
+       search_kinds.py [--call] QUERY http URL                      (three sessions of one)
+With --call, each session then calls the search's first tool with {"message": "first call"},
+as the agent's first call after a search does (use_tool opens its toolbox on demand).
+Prints {"none"|"roots"|"capable": {"text": the search's text, "declared": [...],
+"called": the call's text}} as JSON.
 """
 
 import asyncio
@@ -44,30 +47,44 @@ KINDS = {
 }
 
 
-async def search(streams, callbacks: dict, query: str) -> dict:
+def text_of(result) -> str:
+    return "\n".join(block.text for block in result.content if block.type == "text")
+
+
+async def search(streams, callbacks: dict, query: str, call: bool) -> dict:
     async with ClientSession(streams[0], streams[1], **callbacks) as session:
         await session.initialize()
         result = await session.call_tool("open_toolbox", {"query": query})
-        text = "\n".join(block.text for block in result.content if block.type == "text")
-        return {"text": text, "error": bool(result.is_error), "declared": sorted(callbacks)}
+        seen = {"text": text_of(result), "error": bool(result.is_error), "declared": sorted(callbacks)}
+        if call:
+            first = result.structured_content["tools"][0]
+            tool = {key: first[key] for key in ("toolbox", "server", "name")}
+            called = await session.call_tool(
+                "use_tool", {"tool": tool, "arguments": {"message": "first call"}}
+            )
+            seen["called"] = text_of(called)
+        return seen
 
 
-async def main(query: str, transport: str, rest: list[str]) -> dict:
+async def main(query: str, transport: str, rest: list[str], call: bool) -> dict:
     seen = {}
     for kind, callbacks in KINDS.items():
         if transport == "stdio":
             parameters = StdioServerParameters(command=rest[0], args=rest[1:])
             async with stdio_client(parameters) as streams:
-                seen[kind] = await search(streams, callbacks, query)
+                seen[kind] = await search(streams, callbacks, query, call)
         else:
             async with streamable_http_client(rest[0]) as streams:
-                seen[kind] = await search(streams, callbacks, query)
+                seen[kind] = await search(streams, callbacks, query, call)
     return seen
 
 
 if __name__ == "__main__":
-    query, transport = sys.argv[1], sys.argv[2]
-    rest = sys.argv[3:]
+    arguments = sys.argv[1:]
+    call = arguments[0] == "--call"
+    if call:
+        arguments = arguments[1:]
+    query, transport, rest = arguments[0], arguments[1], arguments[2:]
     if transport == "stdio":
         rest = rest[rest.index("--") + 1 :]
-    print(json.dumps(asyncio.run(main(query, transport, rest))))
+    print(json.dumps(asyncio.run(main(query, transport, rest, call))))

@@ -19,7 +19,7 @@ use tokio::{io::DuplexStream, sync::watch};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use super::{child_transport::CHILD_MESSAGE_LIMIT, link::Ends};
+use super::{child_transport::CHILD_MESSAGE_LIMIT, ends::Ends};
 use crate::{
     config::{RemoteServer, RemoteTransport},
     http_client::CONNECT_TIMEOUT,

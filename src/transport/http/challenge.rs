@@ -5,7 +5,7 @@
 
 use http::{Response, StatusCode, header};
 
-use super::gate::{Body, respond};
+use super::response::{Body, respond};
 use crate::resource_server::{Refusal, ResourceServer};
 
 /// No token: the challenge without an error, as RFC 6750 asks.

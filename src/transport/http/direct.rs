@@ -27,9 +27,8 @@ use http_body_util::{BodyExt, Either, Full, Limited};
 use hyper::body::Incoming;
 
 use super::{
-    Body,
     access_log::AccessEntry,
-    respond,
+    response::{Body, respond},
     session::Sessions,
     session_streams::{DirectCallGuard, SessionStreams},
 };
@@ -103,7 +102,7 @@ impl DirectPath {
             Ok(body) => body.to_bytes(),
             Err(error) => {
                 tracing::debug!(%error, "a request body could not be read");
-                return Routed::Answered(super::gate::text(
+                return Routed::Answered(super::response::text(
                     StatusCode::BAD_REQUEST,
                     "Bad Request: the request body could not be read to the length its Content-Length states; send the whole body again\n",
                 ));

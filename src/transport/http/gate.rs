@@ -2,7 +2,7 @@
 //! the direct path for a session's plain calls, the end of a session (DELETE), and toolshelf's
 //! own texts where rmcp's would leave a client without the next step.
 
-use std::{convert::Infallible, sync::Arc};
+use std::sync::Arc;
 
 use super::{
     access_log::AccessEntry,
@@ -11,18 +11,17 @@ use super::{
     challenge,
     connection::Connections,
     direct::{DirectPath, Routed},
+    response::{Body, respond, text},
     session::Sessions,
     session_streams::SessionStreams,
 };
 use bytes::Bytes;
 use http::{Method, Request, Response, StatusCode, header};
-use http_body_util::{BodyExt, Full, combinators::BoxBody};
+use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use rmcp::transport::StreamableHttpService;
 
 use crate::{resource_server::ResourceServer, revision::SESSION_ID_HEADER};
-
-pub(super) type Body = BoxBody<Bytes, Infallible>;
 
 /// What stands in front of rmcp's service.
 pub(super) struct Gate {
@@ -212,27 +211,6 @@ fn unauthorized(missing: bool) -> Response<Body> {
         header::HeaderValue::from_static(error),
     );
     refusal
-}
-
-pub(super) fn text(status: StatusCode, body: &'static str) -> Response<Body> {
-    respond(status, Some("text/plain; charset=utf-8"), body)
-}
-
-/// A whole response: `status`, `content_type` (none for an empty body) and `body`.
-pub(super) fn respond(
-    status: StatusCode,
-    content_type: Option<&'static str>,
-    body: impl Into<Bytes>,
-) -> Response<Body> {
-    let mut response = Response::new(Full::new(body.into()).boxed());
-    *response.status_mut() = status;
-    if let Some(content_type) = content_type {
-        response.headers_mut().insert(
-            header::CONTENT_TYPE,
-            header::HeaderValue::from_static(content_type),
-        );
-    }
-    response
 }
 
 /// rmcp's response, with toolshelf's answer in place of one that leaves the client without the

@@ -14,6 +14,7 @@ mod challenge;
 mod connection;
 mod direct;
 mod gate;
+mod response;
 mod session;
 mod session_streams;
 mod stream_routes;
@@ -35,7 +36,8 @@ use crate::{
 };
 use connection::{Connections, GuardedBody};
 use direct::DirectPath;
-use gate::{Body, Gate, respond};
+use gate::Gate;
+use response::Body;
 use session::Sessions;
 use session_streams::SessionStreams;
 

@@ -1,0 +1,31 @@
+//! The responses toolshelf writes itself (refusals, its own texts, the direct path's answers),
+//! for the gate, its OAuth challenges and the direct path alike.
+
+use std::convert::Infallible;
+
+use bytes::Bytes;
+use http::{Response, StatusCode, header};
+use http_body_util::{BodyExt, Full, combinators::BoxBody};
+
+pub(super) type Body = BoxBody<Bytes, Infallible>;
+
+pub(super) fn text(status: StatusCode, body: &'static str) -> Response<Body> {
+    respond(status, Some("text/plain; charset=utf-8"), body)
+}
+
+/// A whole response: `status`, `content_type` (none for an empty body) and `body`.
+pub(super) fn respond(
+    status: StatusCode,
+    content_type: Option<&'static str>,
+    body: impl Into<Bytes>,
+) -> Response<Body> {
+    let mut response = Response::new(Full::new(body.into()).boxed());
+    *response.status_mut() = status;
+    if let Some(content_type) = content_type {
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            header::HeaderValue::from_static(content_type),
+        );
+    }
+    response
+}
