@@ -14,9 +14,10 @@ use crate::harness::{
     spawn_with, text, write_config,
 };
 
-/// `dev` (a fixture whose `VERSION` is `version`), `keep` (a fixture), and `more` if asked.
-fn shelf_config(version: &str, more: bool) -> Value {
-    let mut dev = fixture(&[]);
+/// `dev` (a fixture whose `VERSION` is `version`, writing its calls' starts to `events`),
+/// `keep` (a fixture), and `more` if asked.
+fn shelf_config(version: &str, more: bool, events: &Path) -> Value {
+    let mut dev = fixture(&["--events", &events.display().to_string()]);
     dev["env"] = json!({ "VERSION": version });
     let mut boxes = vec![
         ("dev", "Changes", json!({ "fixture": dev })),
@@ -50,7 +51,9 @@ async fn version(shelf: &Shelf) -> String {
 
 #[tokio::test]
 async fn sighup_swaps_in_a_good_config_and_keeps_the_running_one_on_a_bad_one() {
-    let (dir, path) = write_config(&shelf_config("1", false));
+    let events = tempfile::NamedTempFile::new().expect("events file");
+    let events = events.path();
+    let (dir, path) = write_config(&shelf_config("1", false, events));
     let log = tempfile::NamedTempFile::new().expect("log");
     let stderr = Stdio::from(log.reopen().expect("log"));
     let shelf = spawn_with(dir, &path, &[("RUST_LOG", "info")], &[], stderr).await;
@@ -71,8 +74,13 @@ async fn sighup_swaps_in_a_good_config_and_keeps_the_running_one_on_a_bad_one() 
     let (slept, ()) = tokio::join!(
         shelf.use_tool("dev", "fixture", "sleep", json!({ "ms": 1500 })),
         async {
-            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-            rewrite(&path, &shelf_config("2", true));
+            // Once the child has the call, not after a guessed time.
+            eventually("the call reached the child", || async {
+                let seen = std::fs::read_to_string(events).unwrap_or_default();
+                seen.lines().any(|line| line == "start sleep").then_some(())
+            })
+            .await;
+            rewrite(&path, &shelf_config("2", true, events));
             hang_up(shelf.pid);
         }
     );
@@ -116,7 +124,7 @@ async fn sighup_swaps_in_a_good_config_and_keeps_the_running_one_on_a_bad_one() 
     assert_eq!(shelf.open("more").await.is_error, Some(false));
 
     // A removed toolbox is gone at the next request.
-    rewrite(&path, &shelf_config("2", false));
+    rewrite(&path, &shelf_config("2", false, events));
     hang_up(shelf.pid);
     eventually("more is gone", || async {
         let opened = shelf.open("more").await;

@@ -3,8 +3,6 @@
 //! modes (the same pinned npm package the stdio tests run) and a header-checking server written
 //! with the Python `mcp` SDK.
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
 
 use crate::harness::{
@@ -238,14 +236,21 @@ async fn a_dead_remote_server_fails_the_call_at_once_and_the_next_call_reconnect
     let opened = shelf.open(1, "mix").await;
     assert_eq!(opened["result"]["isError"], json!(false), "{opened}");
 
-    let call = use_tool(
+    let mut call = use_tool(
         "web",
         "trigger-long-running-operation",
         json!({"duration": 60, "steps": 60}),
     );
+    call["_meta"] = json!({"progressToken": "long"});
     let request = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call});
     shelf.send_line(&request.to_string()).await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // The server is working on the call once it reports progress: then it dies.
+    loop {
+        let message = shelf.next().await;
+        if message["method"] == "notifications/progress" {
+            break;
+        }
+    }
     web.kill().await;
     let failed = loop {
         let message = shelf.next().await;
