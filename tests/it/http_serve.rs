@@ -291,6 +291,39 @@ async fn a_non_loopback_address_without_a_token_is_refused_at_start() {
     assert!(stderr.contains("--token-file"), "{stderr}");
 }
 
+/// `--http 8413` is 127.0.0.1:8413; a host name is refused at once with the forms that work.
+#[tokio::test]
+async fn a_bare_port_serves_on_loopback_and_a_host_name_is_told_the_forms() {
+    let (_dir, path) = fixture_config();
+    let port = crate::harness::free_port();
+    let mut command = crate::harness::toolshelf();
+    command
+        .args(["serve", "--config"])
+        .arg(&path)
+        .args(["--http", &port.to_string()])
+        .env_remove("TOOLSHELF_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true);
+    let _serving = command.spawn().expect("serve --http PORT");
+    crate::harness::http::wait_healthy(port).await;
+
+    let output = crate::harness::toolshelf_std()
+        .args(["serve", "--config"])
+        .arg(&path)
+        .args(["--http", "localhost:8413"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run toolshelf");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("'localhost:8413' is not an address to listen on: give PORT (e.g. 8413, for 127.0.0.1:8413) or HOST:PORT"),
+        "{stderr}"
+    );
+}
+
 /// fastmcp 4.1.2 on 2026-07-28 has no session (`server/discover`, no `initialize`): with no
 /// place to keep "open", its `use_tool` opens the toolbox it names (the first client never calls
 /// `open_toolbox`); such clients share one set of open toolboxes and children.

@@ -79,6 +79,25 @@ async fn after_check_every_kind_of_client_finds_a_tool_starting_nothing_over_std
     every_kind_called_echo(&seen, "over HTTP");
 }
 
+/// Flat mode answers `tools/list` from the catalog `check` kept for a client that declares
+/// roots too, starting nothing until a call.
+#[tokio::test]
+async fn after_check_a_flat_client_that_declares_roots_lists_the_tools_starting_nothing() {
+    let (_dir, cache, starts, extra) = scene("");
+    let config = dev_config(&starts, &extra, json!({}), &[]);
+    let (_config_dir, path) = write_config(&config);
+    check(&cache, &path);
+    let mut command = toolshelf();
+    command
+        .args(["serve", "--flat", "--config"])
+        .arg(&path)
+        .env("XDG_CACHE_HOME", &cache);
+    let shelf = serve_command_as(command, Stdio::null(), ClientKind::Roots).await;
+    let names = shelf.names().await;
+    assert!(names.contains(&"fx:echo".to_owned()), "{names:?}");
+    assert_eq!(started(&starts), 1, "tools/list started the fixture");
+}
+
 /// Each kind of client's first call, the found echo, answered with its arguments.
 fn every_kind_called_echo(seen: &Value, how: &str) {
     for kind in ["none", "roots", "capable"] {
