@@ -199,6 +199,12 @@ fn plan(
         let mut secrets = Vec::new();
         let mut entry =
             crate::import::server_entry(&server_name, server, &mut notes, Some(&mut secrets));
+        if moved.contains(&format!("{toolbox}/{server_name}")) {
+            return Err(format!(
+                "two of the client's servers become `{server_name}` in toolbox `{toolbox}` (names keep letters, digits, '_' and '-'): rename one of them in {}, then run consolidate again; nothing was changed",
+                client_file.display()
+            ));
+        }
         if existing
             .pointer(&format!("/toolboxes/{toolbox}/mcpServers/{server_name}"))
             .is_some()

@@ -26,7 +26,7 @@ impl ServerStatus {
     fn explained(self) -> &'static str {
         match self {
             ServerStatus::Ready => "ready",
-            ServerStatus::Starting => "starting (a call waits for its start)",
+            ServerStatus::Starting => "starting (a call waits)",
             ServerStatus::Idle => "idle (its next call starts it)",
             ServerStatus::Failed => "failed (with the error)",
         }

@@ -232,3 +232,27 @@ async fn install_env_sets_the_entry_s_variables_and_uninstall_removes_its_backup
             .exists()
     );
 }
+
+#[test]
+fn two_servers_that_would_get_one_name_are_refused_and_nothing_changes() {
+    let home = tempfile::tempdir().expect("home");
+    let client_file = home.path().join(".cursor/mcp.json");
+    std::fs::create_dir_all(client_file.parent().expect("folder")).expect("mkdir");
+    let before = r#"{"mcpServers": {"my notes": {"command": "a"}, "my-notes": {"command": "b"}}}"#;
+    std::fs::write(&client_file, before).expect("write");
+    let config = home.path().join("toolboxes.json");
+    let config_arg = config.display().to_string();
+    let (code, said) = run(
+        home.path(),
+        &["consolidate", "--client", "cursor", "--config", &config_arg],
+    );
+    assert_eq!(code, 2, "{said}");
+    assert!(
+        said.starts_with(
+            "error: two of the client's servers become `my-notes` in toolbox `my-notes`"
+        ),
+        "{said}"
+    );
+    assert_eq!(std::fs::read_to_string(&client_file).expect("read"), before);
+    assert!(!config.exists());
+}
