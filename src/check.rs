@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::{
     config::Config,
-    session::link::SessionLink,
+    session::session_link::SessionLink,
     toolboxes::{Opening, ServerState, Toolboxes},
 };
 

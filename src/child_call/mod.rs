@@ -15,11 +15,11 @@ use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
 use crate::{
-    children::{CallError, Caller, ProgressTarget, ToolResultJson, child_error},
+    children::{CallError, CallRoute, ProgressTarget, ToolResultJson, child_error},
     error::{DownstreamKind, ToolError},
     jsonrpc::call_meta::ForwardedMeta,
     jsonrpc::envelope::{self, AgentId},
-    jsonrpc::lines::Line,
+    jsonrpc::line_writer::Line,
     metrics::CallEnd,
     tasks::TaskRequest,
     toolboxes::{ServerSlot, Toolboxes},
@@ -142,7 +142,7 @@ pub(crate) async fn call(
                 continue; // retired for idleness just now: take the next one
             }
             tracing::debug!(toolbox = %toolbox, server = %server, tool = %canonical, called_as = %name, "forwarding call");
-            let caller = Caller {
+            let caller = CallRoute {
                 agent: toolboxes.agent().clone(),
                 progress: progress.take(),
             };

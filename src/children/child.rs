@@ -28,10 +28,12 @@ use super::{
     link::Link,
     request_lines::{self, CallRequest},
     result_text::ResultText,
-    tool_calls::{Answer, CallTicket, Caller, ToolCalls},
+    tool_calls::{CallRoute, CallTicket, ChildAnswer, ToolCalls},
     tool_result::ToolResultJson,
 };
-use crate::{config::ServerSpec, jsonrpc::call_meta::ForwardedMeta, jsonrpc::lines::LineWriter};
+use crate::{
+    config::ServerSpec, jsonrpc::call_meta::ForwardedMeta, jsonrpc::line_writer::LineWriter,
+};
 
 /// The most pages of one list read from a child.
 pub(super) const MAX_LIST_PAGES: usize = 100;
@@ -213,7 +215,7 @@ impl Child {
         name: &str,
         arguments: Option<&RawValue>,
         cancel: &CancellationToken,
-        caller: Caller,
+        caller: CallRoute,
         meta: &ForwardedMeta,
         task: Option<&RawValue>,
     ) -> Result<ToolResultJson, CallError> {
@@ -303,8 +305,8 @@ impl Child {
             tokio::select! {
                 biased;
                 answer = &mut ticket.answer => return match answer {
-                    Ok(Answer::Result(raw)) => Ok(raw),
-                    Ok(Answer::Error {
+                    Ok(ChildAnswer::Result(raw)) => Ok(raw),
+                    Ok(ChildAnswer::Error {
                         code,
                         message,
                         data,

@@ -29,7 +29,7 @@ use crate::{
     catalog::ServerCatalog,
     catalog::cache::{Identity, Offer},
     config::ServerSpec,
-    jsonrpc::lines::LineWriter,
+    jsonrpc::line_writer::LineWriter,
 };
 
 use super::{

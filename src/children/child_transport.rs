@@ -27,10 +27,10 @@ use tokio::io::AsyncRead;
 
 use super::plain_answer;
 use super::result_text::ResultText;
-use super::tool_calls::{Answer, ChildProgress, FIRST_ID, ToolCalls};
+use super::tool_calls::{ChildAnswer, ChildProgress, FIRST_ID, ToolCalls};
 use crate::jsonrpc::{
-    line_reader::{Line, LineReader},
-    lines::{self, LineWriter},
+    line_reader::{LineRead, LineReader},
+    line_writer::{self, LineWriter},
 };
 
 /// The largest message toolshelf reads from a child.
@@ -141,14 +141,16 @@ impl<R: AsyncRead + Send + Unpin + 'static> ChildTransport<R> {
                     return false;
                 };
                 let answer = match (envelope.result, envelope.error) {
-                    (Some(result), None) => Answer::Result(ResultText::Copied(result.to_owned())),
+                    (Some(result), None) => {
+                        ChildAnswer::Result(ResultText::Copied(result.to_owned()))
+                    }
                     (None, Some(error)) => match serde_json::from_str::<ErrorBody>(error.get()) {
-                        Ok(error) => Answer::Error {
+                        Ok(error) => ChildAnswer::Error {
                             code: error.code,
                             message: error.message,
                             data: error.data,
                         },
-                        Err(error) => Answer::Error {
+                        Err(error) => ChildAnswer::Error {
                             code: -32603,
                             message: format!(
                                 "the server sent an error that cannot be read: {error}"
@@ -156,7 +158,7 @@ impl<R: AsyncRead + Send + Unpin + 'static> ChildTransport<R> {
                             data: None,
                         },
                     },
-                    _ => Answer::Error {
+                    _ => ChildAnswer::Error {
                         code: -32603,
                         message: "the server sent a response with neither a result nor an error"
                             .into(),
@@ -200,7 +202,7 @@ impl<R: AsyncRead + Send + Unpin + 'static> ChildTransport<R> {
             copy.push_str(line);
             copy.push('\n');
             let result = ResultText::InLine { line: copy, result };
-            self.calls.answer(id, Answer::Result(result));
+            self.calls.answer(id, ChildAnswer::Result(result));
             return None;
         }
         if let Ok(envelope) = serde_json::from_str::<RouteKeys<'_>>(line)
@@ -237,15 +239,15 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleClient> for ChildTrans
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let write = self.write.clone();
-        async move { write.send(lines::encode(&item)?).await }
+        async move { write.send(line_writer::encode(&item)?).await }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         loop {
             let ended = match self.lines.next(true).await {
-                Ok(Line::Complete) => false,
-                Ok(Line::End) => true,
-                Ok(Line::TooLong) => {
+                Ok(LineRead::Complete) => false,
+                Ok(LineRead::End) => true,
+                Ok(LineRead::TooLong) => {
                     self.oversized.store(true, Ordering::Release);
                     tracing::warn!(
                         limit = CHILD_MESSAGE_LIMIT,
@@ -345,7 +347,7 @@ mod tests {
             transport.receive().await,
             Some(ServerJsonRpcMessage::Response(_))
         ));
-        let Ok(Answer::Result(result)) = ticket.answer.try_recv() else {
+        let Ok(ChildAnswer::Result(result)) = ticket.answer.try_recv() else {
             panic!("the direct call was answered first");
         };
         assert_eq!(result.get(), r#"{"content":[],"_meta":{"k":1}}"#);

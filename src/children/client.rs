@@ -37,7 +37,9 @@ use super::{
     tool_calls::ToolCalls,
     tool_list,
 };
-use crate::{catalog::ServerCatalog, catalog::cache::Offer, jsonrpc::lines::LineWriter, locks};
+use crate::{
+    catalog::ServerCatalog, catalog::cache::Offer, jsonrpc::line_writer::LineWriter, locks,
+};
 
 /// The client handler of one child connection.
 #[derive(Clone)]

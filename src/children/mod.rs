@@ -42,7 +42,7 @@ pub(crate) use call_error::{CallError, child_error};
 pub(crate) use child::{Child, TaskHold};
 pub(crate) use progress_out::{CurrentToken, PeerProgress, ProgressOut, ProgressTarget};
 pub(crate) use registry::ProcessRegistry;
-pub(crate) use tool_calls::Caller;
+pub(crate) use tool_calls::CallRoute;
 pub(crate) use tool_result::ToolResultJson;
 
 use crate::metrics::Metrics;

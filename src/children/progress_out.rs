@@ -9,7 +9,7 @@ use rmcp::{
 };
 use tokio::sync::{mpsc, oneshot};
 
-use crate::{jsonrpc::lines::LineWriter, locks};
+use crate::{jsonrpc::line_writer::LineWriter, locks};
 
 /// Where the agent wants progress for one call: its output and its token.
 #[derive(Clone)]

@@ -7,7 +7,7 @@ use serde_json::value::RawValue;
 
 use crate::{
     jsonrpc::call_meta::{ChildMeta, ForwardedMeta},
-    jsonrpc::lines::{self},
+    jsonrpc::line_writer::{self},
 };
 
 /// What a `tools/call` line carries besides its id.
@@ -143,7 +143,7 @@ pub(super) fn request(
         method: &'static str,
         params: P,
     }
-    lines::encode(&Request {
+    line_writer::encode(&Request {
         jsonrpc: "2.0",
         id,
         method,
@@ -172,7 +172,7 @@ pub(crate) fn cancel_line(id: i64, reason: &str) -> Option<Vec<u8>> {
         request_id: i64,
         reason: &'a str,
     }
-    lines::encode(&Notification {
+    line_writer::encode(&Notification {
         jsonrpc: "2.0",
         method: "notifications/cancelled",
         params: Params {

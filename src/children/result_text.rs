@@ -12,7 +12,7 @@ use std::ops::Range;
 
 use serde_json::value::RawValue;
 
-use crate::jsonrpc::lines::Line;
+use crate::jsonrpc::line_writer::Line;
 
 #[derive(Debug)]
 pub(crate) enum ResultText {

@@ -29,7 +29,7 @@ use serde_json::value::RawValue;
 use tokio::sync::oneshot;
 
 use crate::{
-    jsonrpc::lines::{self},
+    jsonrpc::line_writer::{self},
     locks,
 };
 
@@ -37,7 +37,7 @@ use crate::{
 pub(crate) const FIRST_ID: i64 = 1 << 40;
 
 /// How a child answered a call.
-pub(crate) enum Answer {
+pub(crate) enum ChildAnswer {
     Result(ResultText),
     Error {
         code: i32,
@@ -49,13 +49,13 @@ pub(crate) enum Answer {
 
 /// Whose call it is: the agent session, which the child's requests during the call reach,
 /// and where the call's progress goes (if the agent asked for it).
-pub(crate) struct Caller {
+pub(crate) struct CallRoute {
     pub agent: Agent,
     pub progress: Option<ProgressTarget>,
 }
 
 struct Waiting {
-    answer: oneshot::Sender<Answer>,
+    answer: oneshot::Sender<ChildAnswer>,
     /// The agent session whose call this is (`None`: toolshelf's own request).
     caller: Option<Agent>,
     progress: Option<ProgressTarget>,
@@ -133,7 +133,7 @@ pub(crate) struct ToolCalls {
 pub(crate) struct CallTicket {
     calls: ToolCalls,
     pub id: i64,
-    pub answer: oneshot::Receiver<Answer>,
+    pub answer: oneshot::Receiver<ChildAnswer>,
     /// Resolves with `Ok` when the call ran out of its limit.
     pub expired: oneshot::Receiver<()>,
 }
@@ -222,7 +222,7 @@ impl ToolCalls {
     }
 
     /// Delivers the answer to call `id`, if it is still waiting.
-    pub(crate) fn answer(&self, id: i64, answer: Answer) {
+    pub(crate) fn answer(&self, id: i64, answer: ChildAnswer) {
         let mut state = self.state();
         let waiting = state.waiting.remove(&id);
         if let Some(Waiting {
@@ -231,7 +231,7 @@ impl ToolCalls {
             last_progress,
             ..
         }) = &waiting
-            && let Answer::Result(result) = &answer
+            && let ChildAnswer::Result(result) = &answer
         {
             state
                 .kept
@@ -275,7 +275,7 @@ impl ToolCalls {
                     method: "notifications/progress",
                     params: forwarded,
                 };
-                let line = lines::encode(&notification).ok()?;
+                let line = line_writer::encode(&notification).ok()?;
                 if !out.try_send(line) {
                     tracing::debug!("progress dropped: the client's output is full or closed");
                 }

@@ -1,7 +1,7 @@
 use rmcp::model::NumberOrString;
 
 use super::*;
-use crate::{children::progress_out::CurrentToken, jsonrpc::lines::LineWriter};
+use crate::{children::progress_out::CurrentToken, jsonrpc::line_writer::LineWriter};
 
 /// What `out` wrote to `theirs`, once it is closed.
 async fn written(out: LineWriter, theirs: &mut tokio::io::DuplexStream) -> String {
@@ -42,7 +42,7 @@ async fn progress_goes_forward_only_and_not_after_the_answer() {
     for text in &sent {
         assert_eq!(progress(text), Some(()));
     }
-    calls.answer(ticket.id, Answer::Result(raw("{}").into()));
+    calls.answer(ticket.id, ChildAnswer::Result(raw("{}").into()));
     assert_eq!(progress(&sent[0]), None, "no progress after the answer");
     let written = written(out, &mut theirs).await;
     assert_eq!(
@@ -90,7 +90,7 @@ async fn a_created_task_keeps_its_progress_route_until_it_ends() {
     };
     let created = r#"{"task":{"taskId":"c1","status":"working","ttl":60000}}"#;
     let answered =
-        |text: &str| Answer::Result(RawValue::from_string(text.into()).expect("JSON").into());
+        |text: &str| ChildAnswer::Result(RawValue::from_string(text.into()).expect("JSON").into());
     calls.answer(task.id, answered(created));
     calls.answer(plain.id, answered(r#"{"content":[]}"#));
     assert_eq!(
@@ -131,6 +131,6 @@ async fn only_a_call_past_its_limit_expires() {
     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     assert!(endless.expired.try_recv().is_err());
     assert!(slow.expired.try_recv().is_err());
-    calls.answer(slow.id, Answer::Result(raw("{}").into()));
-    assert!(matches!(slow.answer.try_recv(), Ok(Answer::Result(_))));
+    calls.answer(slow.id, ChildAnswer::Result(raw("{}").into()));
+    assert!(matches!(slow.answer.try_recv(), Ok(ChildAnswer::Result(_))));
 }

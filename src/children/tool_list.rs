@@ -11,9 +11,9 @@ use serde_json::value::RawValue;
 
 use super::{
     request_lines::direct_request_line,
-    tool_calls::{Answer, ToolCalls},
+    tool_calls::{ChildAnswer, ToolCalls},
 };
-use crate::{catalog::ListedTool, jsonrpc::lines::LineWriter};
+use crate::{catalog::ListedTool, jsonrpc::line_writer::LineWriter};
 
 /// The most pages one listing reads: a server that keeps returning a cursor is cut off.
 const MAX_PAGES: usize = 1000;
@@ -39,8 +39,8 @@ pub(crate) async fn list_tools(
             .await
             .map_err(|_| "the connection to the server is closed".to_owned())?;
         let page = match tokio::time::timeout(limit, &mut ticket.answer).await {
-            Ok(Ok(Answer::Result(page))) => page,
-            Ok(Ok(Answer::Error { code, message, .. })) => {
+            Ok(Ok(ChildAnswer::Result(page))) => page,
+            Ok(Ok(ChildAnswer::Error { code, message, .. })) => {
                 return Err(format!("{message} (JSON-RPC error {code})"));
             }
             Ok(Err(_)) => return Err("the connection to the server is closed".into()),

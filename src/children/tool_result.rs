@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::result_text::ResultText;
-use crate::jsonrpc::{lines::Line, skim};
+use crate::jsonrpc::{line_writer::Line, skim};
 
 /// A tool result's discriminator on protocol 2026-07-28 and later.
 const COMPLETE: &str = "complete";

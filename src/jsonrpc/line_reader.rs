@@ -19,7 +19,7 @@ pub(crate) const KEPT_CAPACITY: usize = 1024 * 1024;
 
 /// What one read produced.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Line {
+pub(crate) enum LineRead {
     /// A whole line is in the buffer (without its newline: see `LineReader::text`).
     Complete,
     /// A line longer than the limit ended; its bytes were dropped but for the first few KiB
@@ -64,7 +64,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     /// Reads the next line. Cancel-safe: bytes of a partial line stay buffered for the next call.
     /// An over-long line is not kept: it is reported once it ends (or at once, with `stop_early`,
     /// and then again, with no text, once it ends).
-    pub(crate) async fn next(&mut self, stop_early: bool) -> std::io::Result<Line> {
+    pub(crate) async fn next(&mut self, stop_early: bool) -> std::io::Result<LineRead> {
         if let Some(end) = self.returned.take() {
             self.start = end;
             self.searched = 0;
@@ -79,10 +79,10 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                         end.min(self.start + std::mem::replace(&mut self.head, KEPT_HEAD));
                     self.buffer.drain(head_end..end);
                     self.returned = Some(head_end);
-                    return Ok(Line::TooLong);
+                    return Ok(LineRead::TooLong);
                 }
                 self.returned = Some(end);
-                return Ok(Line::Complete);
+                return Ok(LineRead::Complete);
             }
             if self.skipping || self.buffer.len() - self.start > self.limit {
                 self.buffer
@@ -91,13 +91,13 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                     // Told now, and again (with nothing kept) when the line ends.
                     self.returned = Some(self.buffer.len());
                     self.head = 0;
-                    return Ok(Line::TooLong);
+                    return Ok(LineRead::TooLong);
                 }
             }
             self.searched = self.buffer.len() - self.start;
             self.make_room();
             if self.read.read_buf(&mut self.buffer).await? == 0 {
-                return Ok(Line::End);
+                return Ok(LineRead::End);
             }
         }
     }
@@ -116,7 +116,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     }
 
     /// The last complete line, without its newline, carriage return or byte-order mark; after
-    /// `Line::TooLong`, its first few KiB.
+    /// `LineRead::TooLong`, its first few KiB.
     pub(crate) fn text(&self) -> &[u8] {
         let end = self.returned.unwrap_or(self.start);
         let text = &self.buffer[self.start..end];
@@ -144,9 +144,9 @@ mod tests {
             let line = reader.next(stop_early).await.expect("read");
             let text = String::from_utf8_lossy(reader.text());
             match line {
-                Line::End => break,
-                Line::Complete => read.push(text.into_owned()),
-                Line::TooLong => read.push(format!("too long: {text}")),
+                LineRead::End => break,
+                LineRead::Complete => read.push(text.into_owned()),
+                LineRead::TooLong => read.push(format!("too long: {text}")),
             }
         }
         writer.await.expect("joined").expect("written");

@@ -25,7 +25,7 @@ use crate::{
 /// What a search answers.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Answer<'a> {
+struct SearchAnswer<'a> {
     tools: Vec<Match<'a>>,
     /// Toolboxes with a server that never started, so its tools are not known yet.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -130,7 +130,7 @@ pub(super) fn search(toolboxes: &Toolboxes, search: Search) -> Result<CallToolRe
         ),
         (false, None) => None,
     };
-    let answer = Answer {
+    let answer = SearchAnswer {
         tools,
         not_searched,
         failed,
@@ -144,7 +144,7 @@ pub(super) fn search(toolboxes: &Toolboxes, search: Search) -> Result<CallToolRe
 
 /// The answer as the agent reads it: a line per tool, best first, as
 /// `toolbox/server/name(arguments): description`, then what was not searched.
-fn text(answer: &Answer<'_>) -> String {
+fn text(answer: &SearchAnswer<'_>) -> String {
     let mut text = String::new();
     if !answer.tools.is_empty() {
         text.push_str("Best first, as toolbox/server/name(arguments; ? optional): description");

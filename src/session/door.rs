@@ -28,7 +28,7 @@ use crate::{
     jsonrpc::{
         call_meta::CallMeta,
         envelope::{self, AgentId},
-        lines::Line,
+        line_writer::Line,
     },
     meta_tools::{UseToolInput, use_tool_line},
     revision::Protocol,
@@ -87,7 +87,7 @@ impl Request {
 }
 
 /// The answer to a request the door took: its line, or `None` when the agent cancelled it.
-pub(crate) type Answer = BoxFuture<'static, Option<serde_json::Result<Line>>>;
+pub(crate) type PendingAnswer = BoxFuture<'static, Option<serde_json::Result<Line>>>;
 
 impl SessionState {
     /// The request the door serves, if `method` with `params` is one (the session must have
@@ -133,7 +133,7 @@ impl SessionState {
         id: &AgentId,
         request: Request,
         progress: Option<ProgressOut>,
-    ) -> Result<Answer, InUse> {
+    ) -> Result<PendingAnswer, InUse> {
         let in_flight = match &request {
             Request::Call(_) => match self.enter_call() {
                 Ok(in_flight) => in_flight,

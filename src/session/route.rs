@@ -28,7 +28,7 @@ use crate::{
     config::Config,
     locks,
     metrics::Metrics,
-    session::link::SessionLink,
+    session::session_link::SessionLink,
     toolboxes::SharedServers,
 };
 

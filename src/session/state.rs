@@ -19,9 +19,9 @@ use super::{
     budget::{CallBudget, InFlight},
     calls::AgentCall,
     in_flight::RequestsInFlight,
-    link::SessionLink,
     route::SharedChildren,
     served::Served,
+    session_link::SessionLink,
     surface::Surface,
 };
 use crate::{

@@ -18,7 +18,7 @@ use crate::{
     config::Config,
     error::{Context, ToolError},
     jsonrpc::call_meta::ForwardedMeta,
-    session::link::SessionLink,
+    session::session_link::SessionLink,
     toolboxes::Toolboxes,
 };
 

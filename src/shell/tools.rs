@@ -13,7 +13,7 @@ use crate::{
     config::{Config, Prestart},
     error::Context,
     meta_tools::describe,
-    session::link::SessionLink,
+    session::session_link::SessionLink,
     toolboxes::{Opening, Toolbox, Toolboxes},
 };
 

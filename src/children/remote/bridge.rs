@@ -13,7 +13,7 @@ use super::{
     CONNECT_ATTEMPTS, HTTP_FAILURE,
     http_failure::{describe_error, describe_status, error_text, untrusted_certificate},
 };
-use crate::{jsonrpc::lines::LineWriter, oauth::Grant};
+use crate::{jsonrpc::line_writer::LineWriter, oauth::Grant};
 
 /// What the bridge tasks of one connection share.
 pub(super) struct Bridge {

@@ -24,8 +24,8 @@ use crate::{
     config::{RemoteServer, RemoteTransport},
     http_client::CONNECT_TIMEOUT,
     jsonrpc::{
-        line_reader::{Line, LineReader},
-        lines::LineWriter,
+        line_reader::{LineRead, LineReader},
+        line_writer::LineWriter,
     },
     oauth::{Grant, SavedLogin},
 };
@@ -214,7 +214,7 @@ async fn read_lines(
             () = bridge.stop.cancelled() => return,
         };
         match line {
-            Ok(Line::Complete) => {
+            Ok(LineRead::Complete) => {
                 let text = input.text();
                 if !text.trim_ascii().is_empty() {
                     handle(text.to_vec());
@@ -222,10 +222,10 @@ async fn read_lines(
             }
             // The child's side never writes more than a child may: a line over the limit
             // cannot be sent as one request.
-            Ok(Line::TooLong) => {
+            Ok(LineRead::TooLong) => {
                 tracing::warn!("a message to the server is over the size limit; dropped")
             }
-            Ok(Line::End) | Err(_) => return,
+            Ok(LineRead::End) | Err(_) => return,
         }
     }
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use rmcp::{ErrorData as McpError, RoleServer, service::NotificationContext};
 
-use super::{callers::Caller, session::Sessions};
+use super::{callers::Caller, sessions::Sessions};
 use crate::{
     config::Config,
     flat::FlatSpec,

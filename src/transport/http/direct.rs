@@ -29,16 +29,16 @@ use hyper::body::Incoming;
 use super::{
     access_log::AccessEntry,
     response::{Body, respond},
-    session::Sessions,
     session_streams::{DirectCallGuard, SessionStreams},
+    sessions::Sessions,
 };
 use crate::{
     jsonrpc::envelope::{self, AgentId, Incoming as Message},
-    jsonrpc::lines::Line,
+    jsonrpc::line_writer::Line,
     revision::{PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER},
     session::{
         SessionState,
-        door::{Answer, Request as DoorRequest},
+        door::{PendingAnswer, Request as DoorRequest},
         in_flight::{Cancelled, InUse},
     },
 };
@@ -232,7 +232,7 @@ async fn answer(
 /// rest runs in a task of its own, the session held until then. Spawning every call instead
 /// cost an aligned allocation and a trip through the scheduler each.
 struct RunToEnd {
-    answer: Option<Answer>,
+    answer: Option<PendingAnswer>,
     in_use: Option<DirectCallGuard>,
 }
 

@@ -12,8 +12,8 @@ use super::{
     connection::Connections,
     direct::{DirectPath, Routed},
     response::{Body, respond, text},
-    session::Sessions,
     session_streams::SessionStreams,
+    sessions::Sessions,
 };
 use bytes::Bytes;
 use http::{Method, Request, Response, StatusCode, header};

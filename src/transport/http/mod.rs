@@ -15,8 +15,8 @@ mod connection;
 mod direct;
 mod gate;
 mod response;
-mod session;
 mod session_streams;
+mod sessions;
 mod stream_routes;
 
 use std::{convert::Infallible, future::Future, net::SocketAddr, sync::Arc, time::Duration};
@@ -38,8 +38,8 @@ use connection::{Connections, GuardedBody};
 use direct::DirectPath;
 use gate::Gate;
 use response::Body;
-use session::Sessions;
 use session_streams::SessionStreams;
+use sessions::Sessions;
 
 /// Where `serve --http` listens unless told: loopback, a fixed port.
 pub const DEFAULT_ADDRESS: &str = "127.0.0.1:8411";

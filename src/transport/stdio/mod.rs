@@ -26,8 +26,8 @@ use crate::{
     flat::FlatSpec,
     jsonrpc::{
         envelope,
-        line_reader::{Line, LineReader},
-        lines::LineWriter,
+        line_reader::{LineRead, LineReader},
+        line_writer::LineWriter,
     },
     reload::Reloads,
     session::{Session, SessionState, Setup, Surface, Who},
@@ -66,8 +66,8 @@ impl<R: AsyncRead + Send + Unpin + 'static> StdioTransport<R> {
     }
 
     /// Decides what to do with one line: a message for rmcp, or nothing (an answer is queued).
-    fn take_line(&mut self, line: Line) -> Option<RxJsonRpcMessage<RoleServer>> {
-        let routed = if line == Line::TooLong {
+    fn take_line(&mut self, line: LineRead) -> Option<RxJsonRpcMessage<RoleServer>> {
+        let routed = if line == LineRead::TooLong {
             // The line is gone, but its start is kept: the id is usually there.
             let id = envelope::id_in_head(self.lines.text());
             Routed::Reply(envelope::error_line(
@@ -118,7 +118,7 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for StdioTrans
                 }
             }
             let line = match self.lines.next(false).await {
-                Ok(Line::End) => {
+                Ok(LineRead::End) => {
                     self.route.answers().drain(DRAIN_AT_END).await;
                     return None;
                 }

@@ -21,11 +21,11 @@ use crate::{
     children::ProgressOut,
     jsonrpc::{
         envelope::{self, AgentId, Incoming},
-        lines::{self, LineWriter},
+        line_writer::{self, LineWriter},
     },
     session::{
         SessionState,
-        door::{Answer, Request},
+        door::{PendingAnswer, Request},
         in_flight::{Cancelled, InUse},
     },
     tasks::TaskDeclaration,
@@ -60,7 +60,7 @@ pub(super) struct Answers {
 
 impl Answers {
     /// Writes the line `answer` gives for request `id`, unless the agent cancelled it.
-    fn spawn(&self, id: AgentId, answer: Answer) {
+    fn spawn(&self, id: AgentId, answer: PendingAnswer) {
         let out = self.out.clone();
         self.tasks.spawn(async move {
             match answer.await {
@@ -251,7 +251,7 @@ impl Router {
             {
                 return Some(self.notification_line(item));
             }
-            _ => return Some(lines::encode(item)),
+            _ => return Some(line_writer::encode(item)),
         };
         Some(line.map_err(std::io::Error::other))
     }
@@ -259,7 +259,7 @@ impl Router {
     /// A notification as a line. Those of a `subscriptions/listen` stream name its request in
     /// their `_meta`, by rmcp's id: the agent gets its own.
     fn notification_line(&self, item: &ServerJsonRpcMessage) -> std::io::Result<Vec<u8>> {
-        let line = lines::encode(item)?;
+        let line = line_writer::encode(item)?;
         if !line
             .windows(SUBSCRIPTION_ID.len())
             .any(|window| window == SUBSCRIPTION_ID.as_bytes())

@@ -382,5 +382,5 @@ impl AgentPort for SessionLink {
 }
 
 #[cfg(test)]
-#[path = "link_tests.rs"]
+#[path = "session_link_tests.rs"]
 mod tests;

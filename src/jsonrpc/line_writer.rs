@@ -298,5 +298,5 @@ fn poll_stream<T>(
 }
 
 #[cfg(test)]
-#[path = "lines_tests.rs"]
+#[path = "line_writer_tests.rs"]
 mod tests;
