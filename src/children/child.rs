@@ -31,9 +31,8 @@ use super::{
     tool_calls::{CallRoute, CallTicket, ChildAnswer, ToolCalls},
     tool_result::ToolResultJson,
 };
-use crate::{
-    config::ServerSpec, jsonrpc::call_meta::ForwardedMeta, jsonrpc::line_writer::LineWriter,
-};
+use crate::config::ServerSpec;
+use crate::jsonrpc::{call_meta::ForwardedMeta, line_writer::LineWriter};
 
 /// The most pages of one list read from a child.
 pub(super) const MAX_LIST_PAGES: usize = 100;
