@@ -15,15 +15,10 @@ pub(crate) struct Changes {
     pub changed: Vec<String>,
 }
 
-/// How `after` differs from `before`, which came from `source`, as drift: a tool added to a list
-/// that a client offering less was given is no drift, since the server may list it only to a
-/// client offering more. `None` when nothing drifted.
-pub(crate) fn drift(
-    before: &[CatalogTool],
-    source: Source,
-    after: &[CatalogTool],
-) -> Option<Changes> {
-    let mut changes = changes(before, after)?;
+/// Of `changes` to a list that came from `source`, what is drift: a tool added to a list that a
+/// client offering less was given is none, since the server may list it only to a client
+/// offering more. `None` when nothing drifted.
+pub(crate) fn drift(mut changes: Changes, source: Source) -> Option<Changes> {
     if source.of_fewer_offers() {
         changes.added.clear();
     }

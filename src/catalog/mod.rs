@@ -187,7 +187,7 @@ impl ServerCatalog {
         let listing = self.listing();
         let now = listing.tools.clone();
         let (before, source) = locks::lock(&self.shown).replace((now.clone(), listing.source))?;
-        drift(&before, source, &now)
+        changes(&before, &now).and_then(|changed| drift(changed, source))
     }
 
     fn install(&self, listed: Vec<ListedTool>, source: Source) {

@@ -282,25 +282,23 @@ fn write_with_backup(
     after: &str,
     emptied: bool,
 ) -> std::io::Result<Option<PathBuf>> {
-    if let Some(parent) = file.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    let backup = match before {
-        Some(before) => {
-            let backup = backup_of(file);
-            std::fs::write(&backup, before)?;
-            if let Ok(metadata) = std::fs::metadata(file) {
-                std::fs::set_permissions(&backup, metadata.permissions())?;
-            }
-            Some(backup)
-        }
-        None => None,
-    };
+    let backup = before.map(|before| keep_backup(file, before)).transpose()?;
     if emptied {
         std::fs::remove_file(file)?;
         return Ok(backup);
     }
     replace(file, after)?;
+    Ok(backup)
+}
+
+/// Keeps `before`, the content of `file` now, in `FILE.toolshelf-backup`, with the file's
+/// permissions (it may hold secrets the file holds).
+pub(crate) fn keep_backup(file: &Path, before: &str) -> std::io::Result<PathBuf> {
+    let backup = backup_of(file);
+    std::fs::write(&backup, before)?;
+    if let Ok(metadata) = std::fs::metadata(file) {
+        std::fs::set_permissions(&backup, metadata.permissions())?;
+    }
     Ok(backup)
 }
 

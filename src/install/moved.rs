@@ -122,11 +122,7 @@ pub(super) fn apply(files: &[Planned], client: Client, client_file: &Path) -> Re
 
 fn write_planned(file: &Planned) -> Result<(), String> {
     if let Some(before) = &file.before {
-        let backup = backup_of(&file.path);
-        std::fs::write(&backup, before).map_err(|error| error.to_string())?;
-        if let Ok(metadata) = std::fs::metadata(&file.path) {
-            let _ = std::fs::set_permissions(&backup, metadata.permissions());
-        }
+        super::keep_backup(&file.path, before).map_err(|error| error.to_string())?;
     }
     match file.secret {
         true => crate::private_file::write(&file.path, file.after.as_bytes()).map(|_| ()),
@@ -188,7 +184,9 @@ pub(super) fn undo(
     let mut now = Vec::new();
     for file in &record.files {
         let current = std::fs::read_to_string(&file.path).ok();
-        if current.as_deref().map(hash).as_deref() != Some(file.after.as_str()) {
+        // Given back already (an undo cut short before) counts as unchanged.
+        let as_moved = current.as_deref().map(hash).as_deref() == Some(file.after.as_str());
+        if !as_moved && current != file.before {
             changed.push(file.path.display().to_string());
         }
         now.push(current);
@@ -222,11 +220,24 @@ pub(super) fn undo(
     // The client's file (written last) goes back first: toolshelf's entry leaves it before the
     // servers leave toolshelf's config.
     for file in record.files.iter().rev() {
-        restore(&file.path, file.before.as_deref())
-            .map_err(|error| format!("cannot write {}: {error}", file.path.display()))?;
+        if let Err(error) = restore(&file.path, file.before.as_deref()) {
+            let said = format!(
+                "error: cannot write {}: {error}; the files restored before it are as they were, and {} is kept: make the file writable, then run the undo again",
+                file.path.display(),
+                path.display()
+            );
+            writeln!(out, "{said}").map_err(|error| error.to_string())?;
+            return Ok(CommandEnd::Failed);
+        }
     }
-    std::fs::remove_file(&path)
-        .map_err(|error| format!("cannot remove {}: {error}", path.display()))?;
+    if let Err(error) = std::fs::remove_file(&path) {
+        let said = format!(
+            "error: every file is given back, but {} cannot be removed ({error}): remove it by hand",
+            path.display()
+        );
+        writeln!(out, "{said}").map_err(|error| error.to_string())?;
+        return Ok(CommandEnd::Failed);
+    }
     let listed: Vec<String> = record
         .files
         .iter()

@@ -4,7 +4,8 @@
 //! an agent reads in fewer tokens than JSON; `structuredContent` has the whole schemas. A
 //! toolbox whose servers never listed their tools (in this run or in the persisted catalog) is
 //! not searched, and the answer says so with the fix; a server that could not start is named
-//! with its error instead, since opening its toolbox again would not list it. The tools an answer shows are remembered
+//! with its error instead, since opening its toolbox again would not list it. The tools an
+//! answer shows are remembered
 //! for the session: `use_tool` opens their toolbox on demand.
 
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
@@ -32,16 +33,16 @@ struct SearchAnswer<'a> {
     not_searched: Vec<&'a str>,
     /// Servers whose tools are not known because they could not start, with why.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    failed: Vec<Failed<'a>>,
+    failed: Vec<&'a Failed>,
     #[serde(skip_serializing_if = "Option::is_none")]
     hint: Option<String>,
 }
 
-/// A server not searched because it could not start.
+/// A server not searched because it could not start (or the config leaves it unable to).
 #[derive(Serialize)]
-struct Failed<'a> {
-    toolbox: &'a str,
-    server: &'a str,
+struct Failed {
+    toolbox: String,
+    server: String,
     error: String,
 }
 
@@ -66,7 +67,7 @@ pub(super) fn search(toolboxes: &Toolboxes, search: Search) -> Result<CallToolRe
     if let Some(within) = &search.within {
         toolboxes.find(within, Context::OpenToolbox)?;
     }
-    let (index, unknown) = session_index(toolboxes);
+    let (index, never_started, failed) = session_index(toolboxes);
     let within = search.within.as_deref();
     let found = index.search_where(&search.query, search.limit, |entry| {
         within.is_none_or(|toolbox| entry.toolbox == toolbox)
@@ -103,23 +104,15 @@ pub(super) fn search(toolboxes: &Toolboxes, search: Search) -> Result<CallToolRe
         })
         .collect::<Vec<_>>();
     let wanted = |toolbox: &str| within.is_none_or(|within| within == toolbox);
-    let mut not_searched: Vec<&str> = Vec::new();
-    let mut failed = Vec::new();
-    for (toolbox, server, why) in &unknown {
-        match why {
-            Unknown::NeverStarted
-                if wanted(toolbox) && !not_searched.contains(&toolbox.as_str()) =>
-            {
-                not_searched.push(toolbox);
-            }
-            Unknown::Failed(error) if wanted(toolbox) => failed.push(Failed {
-                toolbox,
-                server,
-                error: error.clone(),
-            }),
-            _ => {}
-        }
-    }
+    let not_searched: Vec<&str> = never_started
+        .iter()
+        .map(String::as_str)
+        .filter(|toolbox| wanted(toolbox))
+        .collect();
+    let failed: Vec<&Failed> = failed
+        .iter()
+        .filter(|failed| wanted(&failed.toolbox))
+        .collect();
     let hint = match (tools.is_empty(), not_searched.first()) {
         (_, Some(toolbox)) => Some(format!(
             "open_toolbox {} lists the tools of a toolbox not searched, and later searches include them.",
@@ -184,31 +177,33 @@ fn text(answer: &SearchAnswer<'_>) -> String {
     text.trim_start().to_owned()
 }
 
-/// Why a server's tools are not known.
-enum Unknown {
-    /// It has not started here, and no earlier run kept its list: opening its toolbox lists it.
-    NeverStarted,
-    /// It cannot start, or its start failed: the error, whose fix opening again does not make.
-    Failed(String),
-}
-
 /// The session's index of every tool its toolboxes know now (from a live server or the
-/// persisted catalog), and the (toolbox, server) pairs whose tools are not known, with why.
-fn session_index(
-    toolboxes: &Toolboxes,
-) -> (std::sync::Arc<SearchIndex>, Vec<(String, String, Unknown)>) {
+/// persisted catalog); the toolboxes with a server whose tools are not known because it never
+/// started here and no earlier run kept its list (opening the toolbox lists it); and the
+/// servers whose tools are not known because they could not start (opening again would not).
+fn session_index(toolboxes: &Toolboxes) -> (std::sync::Arc<SearchIndex>, Vec<String>, Vec<Failed>) {
     let mut revisions = Vec::new();
-    let mut unknown = Vec::new();
+    let (mut never_started, mut failed) = (Vec::new(), Vec::new());
     for toolbox in toolboxes.all() {
         for slot in &toolbox.servers {
             slot.recall();
             if slot.catalog.source() == Source::None {
-                let why = match (&slot.spec.unavailable, slot.state()) {
-                    (Some(reason), _) => Unknown::Failed(reason.clone()),
-                    (None, ServerState::Failed(reason)) => Unknown::Failed(reason.to_string()),
-                    (None, _) => Unknown::NeverStarted,
+                let error = match (&slot.spec.unavailable, slot.state()) {
+                    (Some(reason), _) => Some(reason.clone()),
+                    (None, ServerState::Failed(reason)) => Some(reason.to_string()),
+                    (None, _) => None,
                 };
-                unknown.push((toolbox.spec.name.clone(), slot.spec.name.clone(), why));
+                match error {
+                    Some(error) => failed.push(Failed {
+                        toolbox: toolbox.spec.name.clone(),
+                        server: slot.spec.name.clone(),
+                        error,
+                    }),
+                    None if !never_started.contains(&toolbox.spec.name) => {
+                        never_started.push(toolbox.spec.name.clone());
+                    }
+                    None => {}
+                }
             }
             revisions.push(slot.catalog.revision());
         }
@@ -224,7 +219,7 @@ fn session_index(
         }
         entries
     });
-    (index, unknown)
+    (index, never_started, failed)
 }
 
 /// `entry`'s tool as its server lists it now, if it still does.

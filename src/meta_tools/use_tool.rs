@@ -216,11 +216,10 @@ pub(crate) async fn use_tool(
 /// could not start when the toolbox was opened (with its error), else the toolbox was never
 /// opened.
 fn not_open(boxed: &Toolbox, toolbox: String, server: String, name: String) -> ToolError {
-    match boxed.server(&server).map(ServerSlot::state) {
+    let slot = boxed.server(&server);
+    match slot.map(ServerSlot::state) {
         Some(ServerState::Failed(reason)) => ToolError::OpenedWithoutServer {
-            by_config: boxed
-                .server(&server)
-                .is_some_and(|slot| slot.spec.unavailable.is_some()),
+            by_config: slot.is_some_and(|slot| slot.spec.unavailable.is_some()),
             toolbox,
             server,
             name,

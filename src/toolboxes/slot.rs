@@ -225,16 +225,15 @@ impl ServerSlot {
                 let child = Arc::new(child);
                 self.set(ServerState::Ready(child.clone()));
                 // The agent may hold the list as it was (remembered, or before a restart).
-                if let Some(known) = known {
-                    let now = self.catalog.tools();
-                    if crate::catalog::drift(&known, source, &now).is_some() {
+                let changed =
+                    known.and_then(|known| crate::catalog::changes(&known, &self.catalog.tools()));
+                if let Some(changed) = changed {
+                    if crate::catalog::drift(changed, source).is_some() {
                         tracing::info!(toolbox = %self.toolbox, server = %self.spec.name, "the server's tools changed since they were last listed");
                     }
                     // Tools the agent's kind of client gets beyond the nearest list are no
                     // drift, but a flat client still has to hear of them.
-                    if crate::catalog::changes(&known, &now).is_some() {
-                        self.launch.agent.tool_list_changed().await;
-                    }
+                    self.launch.agent.tool_list_changed().await;
                 }
                 Ok(child)
             }
