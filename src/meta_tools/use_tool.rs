@@ -90,22 +90,22 @@ impl UseToolInput {
         }
     }
 
-    /// `toolbox/server/name` as far as the identifier has them (it is checked later).
-    pub(crate) fn tool_named(&self) -> String {
+    /// The identifier's toolbox, server and name, each as far as the input has it as a string
+    /// (it is checked later).
+    pub(crate) fn named(&self) -> [Option<&str>; 3] {
         let tool = match &self.checked {
             Ok(Identifier::Plain(tool)) => {
-                return format!("{}/{}/{}", tool.toolbox, tool.server, tool.name);
+                return [&tool.toolbox, &tool.server, &tool.name].map(|part| Some(part.as_str()));
             }
             Ok(Identifier::Value(input)) => Some(&input["tool"]),
             Err(_) => None,
         };
-        ["toolbox", "server", "name"]
-            .map(|key| {
-                tool.and_then(|tool| tool[key].as_str())
-                    .unwrap_or("?")
-                    .to_owned()
-            })
-            .join("/")
+        ["toolbox", "server", "name"].map(|key| tool.and_then(|tool| tool[key].as_str()))
+    }
+
+    /// `toolbox/server/name` as far as the identifier has them, `?` for a part it has not.
+    pub(crate) fn tool_named(&self) -> String {
+        self.named().map(|part| part.unwrap_or("?")).join("/")
     }
 
     /// The tool's own arguments, as the agent wrote them.
@@ -113,18 +113,11 @@ impl UseToolInput {
         self.arguments.as_deref()
     }
 
-    /// From arguments rmcp has already decoded.
-    pub(crate) fn from_object(mut object: JsonObject) -> Self {
-        let arguments = match object.get_mut("arguments") {
-            Some(value @ Value::Object(_)) => {
-                let taken = std::mem::replace(value, Value::Object(JsonObject::new()));
-                serde_json::value::to_raw_value(&taken).ok()
-            }
-            _ => None,
-        };
+    /// A call that gave no arguments: the check reports the missing identifier.
+    pub(crate) fn empty() -> Self {
         Self {
-            checked: Ok(Identifier::Value(Value::Object(object))),
-            arguments,
+            checked: Ok(Identifier::Value(Value::Object(JsonObject::new()))),
+            arguments: None,
         }
     }
 }

@@ -5,10 +5,10 @@ use std::sync::Arc;
 
 use rmcp::{
     ErrorData as McpError, RoleServer,
-    model::{CallToolRequestParams, ClientCapabilities, JsonObject},
+    model::{CallToolRequestParams, ClientCapabilities},
     service::RequestContext,
 };
-use serde_json::{Value, value::RawValue};
+use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
 use super::{input_rounds::RoundEnd, state::SessionState, tool_name::ToolName};
@@ -119,6 +119,7 @@ impl SessionState {
     /// ends the call's round (`input_rounds`); a retry with `requestState` continues that call.
     pub(super) async fn in_rounds(
         self: &Arc<Self>,
+        call: AgentCall,
         request: CallToolRequestParams,
         capabilities: ClientCapabilities,
         meta: CallMeta,
@@ -135,8 +136,8 @@ impl SessionState {
         }
         // The retry's requestState is bound to the tool the call named.
         let served = self.served();
-        let tool = match &served.flat {
-            Some(flat) => {
+        let tool = match (&served.flat, &call) {
+            (Some(flat), _) => {
                 let (toolbox, server, name) = flat.locate(&request.name).unwrap_or_default();
                 ToolName {
                     toolbox: toolbox.to_owned(),
@@ -144,9 +145,8 @@ impl SessionState {
                     name: name.to_owned(),
                 }
             }
-            None => named_tool(request.arguments.as_ref().unwrap_or(&JsonObject::new())),
+            (None, call) => named_tool(call),
         };
-        let call = self.child_call(&request.name, request.arguments);
         // Each round is a request of its own, with its own progress token.
         let progress = meta.progress.clone();
         // The first round's progress goes through its request's peer, handed to rmcp before the
@@ -184,9 +184,8 @@ impl SessionState {
     /// Opens the toolbox a `use_tool` call names, if it is configured and not open: a client
     /// without a session (2026-07-28 over HTTP) has no place to keep "open", so its calls open
     /// what they need. A toolbox that cannot open is left to `use_tool`'s own error.
-    pub(crate) async fn open_named(&self, arguments: Option<&JsonObject>) {
-        let Some(arguments) = arguments else { return };
-        let named = named_tool(arguments);
+    pub(crate) async fn open_named(&self, call: &AgentCall) {
+        let named = named_tool(call);
         let served = self.served();
         let toolboxes = &served.toolboxes;
         if let Some(toolbox) = toolboxes.get(&named.toolbox)
@@ -198,19 +197,17 @@ impl SessionState {
     }
 }
 
-/// The tool `use_tool`'s arguments name, as far as they do (they are checked later).
-pub(super) fn named_tool(arguments: &JsonObject) -> ToolName {
-    let part = |key: &str| {
-        arguments
-            .get("tool")
-            .and_then(|tool| tool.get(key))
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned()
-    };
+/// The tool a `use_tool` call names, as far as it does (it is checked later); empty parts for a
+/// flat call, whose name its mode resolves.
+fn named_tool(call: &AgentCall) -> ToolName {
+    let [toolbox, server, name] = match call {
+        AgentCall::UseTool(input) => input.named(),
+        AgentCall::Flat { .. } => [None; 3],
+    }
+    .map(|part| part.unwrap_or_default().to_owned());
     ToolName {
-        toolbox: part("toolbox"),
-        server: part("server"),
-        name: part("name"),
+        toolbox,
+        server,
+        name,
     }
 }

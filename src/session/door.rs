@@ -229,7 +229,7 @@ impl DirectCall {
         } else {
             AgentCall::UseTool(match params.arguments {
                 Some(arguments) => UseToolInput::from_raw(arguments),
-                None => UseToolInput::from_object(Default::default()),
+                None => UseToolInput::empty(),
             })
         };
         Some(Self {

@@ -22,7 +22,7 @@ use rmcp::{
 };
 use serde_json::Value;
 
-use super::{Session, SessionState, input_rounds::RoundEnd};
+use super::{Session, SessionState, input_rounds::RoundEnd, raw_arguments::RawArguments};
 use crate::{
     child_call::CallAnswer,
     child_offers::{self, ResourceRoutes},
@@ -247,7 +247,7 @@ impl ServerHandler for Session {
 
     async fn call_tool(
         &self,
-        request: CallToolRequestParams,
+        mut request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         Box::pin(async move {
@@ -264,7 +264,15 @@ impl ServerHandler for Session {
             }
             let flat = inner.is_flat();
             if !flat && request.name == OPEN_TOOLBOX {
-                let input = Value::Object(request.arguments.unwrap_or_default());
+                let input = match RawArguments::of(&context) {
+                    Some(raw) => serde_json::from_str(raw.get()).map_err(|error| {
+                        McpError::invalid_params(
+                            format!("Invalid params for tools/call: the arguments cannot be read ({error}); send plain JSON"),
+                            None,
+                        )
+                    })?,
+                    None => Value::Object(request.arguments.unwrap_or_default()),
+                };
                 let audited = super::audit_trail::AuditedOpen::of(&input);
                 let served = inner.served();
                 let result = served.meta.open_toolbox(&served.toolboxes, input).await;
@@ -284,8 +292,10 @@ impl ServerHandler for Session {
             }
             // A child's tool: through use_tool, or by its flat name.
             let _in_flight = inner.enter_call()?;
+            let arguments = RawArguments::of_call(&context, request.arguments.take());
+            let call = inner.child_call(&request.name, arguments);
             if !flat && inner.is_sessionless() {
-                inner.open_named(request.arguments.as_ref()).await;
+                inner.open_named(&call).await;
             }
             let meta = CallMeta::from_object(&context.meta);
             // 2026-07-28: an agent that declared the tasks extension gets a task for a tool that
@@ -297,7 +307,7 @@ impl ServerHandler for Session {
             let answer = if sessionless {
                 let capabilities = capabilities.unwrap_or_default();
                 match inner
-                    .in_rounds(request, capabilities, meta, ask, &context)
+                    .in_rounds(call, request, capabilities, meta, ask, &context)
                     .await?
                 {
                     RoundEnd::Done(answer) => answer,
@@ -306,7 +316,6 @@ impl ServerHandler for Session {
                     }
                 }
             } else {
-                let call = inner.child_call(&request.name, request.arguments);
                 let progress = inner.progress_for(&meta, &context);
                 let out = progress.clone().map(ProgressOut::Peer);
                 let answer = inner.call(call, &context.ct, meta, ask, out).await;

@@ -15,6 +15,7 @@ mod handler;
 pub(crate) mod in_flight;
 pub(crate) mod input_rounds;
 mod listen;
+pub(crate) mod raw_arguments;
 pub(crate) mod route;
 mod served;
 pub(crate) mod session_link;

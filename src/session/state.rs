@@ -11,9 +11,10 @@ use std::sync::{Arc, OnceLock, RwLock};
 
 use rmcp::{
     RoleServer,
-    model::{JsonObject, LoggingLevel, ProtocolVersion},
+    model::{LoggingLevel, ProtocolVersion},
     service::RequestContext,
 };
+use serde_json::value::RawValue;
 
 use super::{
     budget::{CallBudget, InFlight},
@@ -159,16 +160,18 @@ impl SessionState {
         self.is_flat() || name == USE_TOOL
     }
 
-    /// The call a `tools/call` of a child's tool makes (rmcp decoded its arguments): `use_tool`'s,
-    /// or in flat mode the named tool's.
-    pub(super) fn child_call(&self, name: &str, arguments: Option<JsonObject>) -> AgentCall {
+    /// The call a `tools/call` of a child's tool makes with `arguments` as the agent wrote
+    /// them: `use_tool`'s, or in flat mode the named tool's.
+    pub(super) fn child_call(&self, name: &str, arguments: Option<Box<RawValue>>) -> AgentCall {
         match self.is_flat() {
             true => AgentCall::Flat {
                 name: name.to_owned(),
-                arguments: arguments
-                    .and_then(|arguments| serde_json::value::to_raw_value(&arguments).ok()),
+                arguments,
             },
-            false => AgentCall::UseTool(UseToolInput::from_object(arguments.unwrap_or_default())),
+            false => AgentCall::UseTool(match arguments {
+                Some(arguments) => UseToolInput::from_raw(&arguments),
+                None => UseToolInput::empty(),
+            }),
         }
     }
 

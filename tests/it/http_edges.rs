@@ -29,11 +29,12 @@ async fn arguments_a_child_cannot_read_are_refused_at_once_over_http() {
             serde_json::from_str(&response.text().await.expect("a body")).expect("JSON");
         crate::wire::assert_refused(&answer, json!(id), text);
     }
-    // A request rmcp reads itself (here: from a browser's loopback origin) gets a JSON-RPC error
+    // A request rmcp reads itself (here: from a browser's loopback origin) that holds what it
+    // cannot read outside a call's arguments (which it gets as written) gets a JSON-RPC error
     // that says why and what the rules are, where rmcp answers 415 with serde's text.
     for (body, code, said) in [
         (
-            r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"use_tool","arguments":{"tool":{"toolbox":"dev","server":"fixture","name":"echo"},"arguments":{"n":1e400}}}}"#,
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"use_tool","_meta":{"n":1e400},"arguments":{"tool":{"toolbox":"dev","server":"fixture","name":"echo"},"arguments":{}}}}"#,
             -32700,
             "Parse error: the request holds JSON that MCP servers cannot read (number out of range",
         ),
@@ -43,16 +44,7 @@ async fn arguments_a_child_cannot_read_are_refused_at_once_over_http() {
             "Invalid request: the body is not a JSON-RPC message of MCP",
         ),
     ] {
-        let response = http()
-            .post(&session.url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("origin", "http://localhost:3000")
-            .header("mcp-session-id", &session.id)
-            .body(body)
-            .send()
-            .await
-            .expect("POST");
+        let response = from_browser(&session, body.to_owned()).await;
         assert_eq!(response.status().as_u16(), 400);
         let answer: Value =
             serde_json::from_str(&response.text().await.expect("a body")).expect("JSON");
@@ -63,8 +55,8 @@ async fn arguments_a_child_cannot_read_are_refused_at_once_over_http() {
             crate::docs::assert_quoted(said);
         }
     }
-    // A call asking for progress is refused as a plain one is (rmcp, whose path it would take,
-    // reads the arguments itself).
+    // A call asking for progress (rmcp's path) is refused as a plain one is, and so is one from a
+    // browser's origin: rmcp gets the arguments as written, and the call checks them.
     let body = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"progressToken":"p"},"name":"use_tool","arguments":{"tool":{"toolbox":"dev","server":"fixture","name":"echo"},"arguments":{"n":1e400}}}}"#;
     let response = RawSession::post_to(&session.url, Some(&session.id), body).await;
     assert_eq!(response.status().as_u16(), 200);
@@ -73,6 +65,18 @@ async fn arguments_a_child_cannot_read_are_refused_at_once_over_http() {
     crate::wire::assert_refused(
         &answer,
         json!(7),
+        "Invalid tool invocation parameters: arguments.n: number 1e400",
+    );
+    let plain = body.replace(r#""_meta":{"progressToken":"p"},"#, "");
+    let said = from_browser(&session, plain.replace(":7,", ":9,")).await;
+    let said = said.text().await.expect("a body");
+    let data = said.lines().filter_map(|line| line.strip_prefix("data: "));
+    let answer = data
+        .filter_map(|data| serde_json::from_str::<Value>(data).ok())
+        .next();
+    crate::wire::assert_refused(
+        &answer.unwrap_or_else(|| panic!("an answer: {said}")),
+        json!(9),
         "Invalid tool invocation parameters: arguments.n: number 1e400",
     );
     let echoed = session
@@ -88,6 +92,20 @@ async fn arguments_a_child_cannot_read_are_refused_at_once_over_http() {
         "{}",
         echoed.body
     );
+}
+
+/// `body` posted in `session` as a browser's page on a loopback origin posts it.
+async fn from_browser(session: &RawSession, body: String) -> reqwest::Response {
+    http()
+        .post(&session.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("origin", "http://localhost:3000")
+        .header("mcp-session-id", &session.id)
+        .body(body)
+        .send()
+        .await
+        .expect("POST")
 }
 
 /// Reads from `stream` until the server closes it; the bytes it sent.

@@ -37,6 +37,7 @@ mod packaging;
 mod persisted_catalog;
 mod persisted_catalog_kinds;
 mod policy;
+mod raw_arguments;
 mod readme;
 mod real_clients;
 mod reload;

@@ -23,7 +23,7 @@ use std::{
 use bytes::Bytes;
 use futures::FutureExt;
 use http::{HeaderMap, HeaderName, Method, Request, Response, StatusCode, header};
-use http_body_util::{BodyExt, Either, Full, Limited};
+use http_body_util::{BodyExt, Either, Full, LengthLimitError, Limited};
 use hyper::body::Incoming;
 
 use super::{
@@ -40,6 +40,7 @@ use crate::{
         SessionState,
         door::{PendingAnswer, Request as DoorRequest},
         in_flight::{Cancelled, InUse},
+        raw_arguments::RawArguments,
     },
 };
 
@@ -82,36 +83,37 @@ impl DirectPath {
         }
     }
 
-    /// Answers `request` if it is this path's, noting the call it names in `access`.
+    /// Answers `request` if it is this path's, noting the call it names in `access`. A POST it
+    /// passes to rmcp goes with its body read, a `tools/call`'s arguments beside it as written
+    /// (`RawArguments`), unless its stated length is over the limit, which rmcp refuses.
     pub(super) async fn route(
         &self,
         request: Request<Incoming>,
         access: Option<&mut AccessEntry>,
     ) -> Routed {
-        let Some((id, state)) = self.own_session(&request) else {
+        let over_limit = single_value(request.headers(), header::CONTENT_LENGTH)
+            .and_then(|length| length.parse::<u64>().ok())
+            .is_some_and(|length| length > self.max_body);
+        if request.method() != Method::POST || over_limit {
             return Routed::Passed(request.map(Either::Left));
-        };
+        }
         // A session ended (DELETE, expiry) is gone before its handler is: rmcp's 404. The guard
         // keeps the session from expiring while its call runs, to the call's end even when the
         // client goes away before it (the call's task holds it).
-        let Some(in_use) = self.streams.direct_call(id) else {
-            return Routed::Passed(request.map(Either::Left));
-        };
+        let own = self
+            .own_session(&request)
+            .and_then(|(id, state)| Some((self.streams.direct_call(id)?, state)));
         let (parts, body) = request.into_parts();
         let body = match Limited::new(body, self.max_body as usize).collect().await {
             Ok(body) => body.to_bytes(),
-            Err(error) => {
-                tracing::debug!(%error, "a request body could not be read");
-                return Routed::Answered(super::response::text(
-                    StatusCode::BAD_REQUEST,
-                    "Bad Request: the request body could not be read to the length its Content-Length states; send the whole body again\n",
-                ));
-            }
+            Err(error) => return Routed::Answered(unread(self.max_body, &*error)),
         };
-        match self.serve(&state, &body, in_use, access).await {
-            Some(response) => Routed::Answered(response),
-            None => Routed::Passed(Request::from_parts(parts, Either::Right(Full::new(body)))),
+        if let Some((in_use, state)) = own
+            && let Some(response) = self.serve(&state, &body, in_use, access).await
+        {
+            return Routed::Answered(response);
         }
+        Routed::Passed(for_rmcp(parts, body))
     }
 
     /// The session a request may be served in past rmcp, if it is one this path takes.
@@ -193,6 +195,42 @@ impl DirectPath {
             _ => None,
         }
     }
+}
+
+/// The answer to a body that could not be read: past the limit (a body of no stated length),
+/// or cut short.
+fn unread(limit: u64, error: &(dyn std::error::Error + Send + Sync + 'static)) -> Response<Body> {
+    if error.is::<LengthLimitError>() {
+        let said = format!(
+            "Payload Too Large: request body exceeds {limit} bytes (the config's http.maxBodyBytes)\n"
+        );
+        return respond(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            Some("text/plain; charset=utf-8"),
+            said,
+        );
+    }
+    tracing::debug!(%error, "a request body could not be read");
+    super::response::text(
+        StatusCode::BAD_REQUEST,
+        "Bad Request: the request body could not be read to the length its Content-Length states; send the whole body again\n",
+    )
+}
+
+/// `body` as rmcp gets it: a `tools/call`'s object of arguments taken out and put beside the
+/// request as written, since rmcp's decoding would alter its numbers.
+fn for_rmcp(mut parts: http::request::Parts, body: Bytes) -> Request<PassedBody> {
+    let body = match RawArguments::split_message(&body) {
+        Some((rest, arguments)) => {
+            parts.extensions.insert(arguments);
+            parts
+                .headers
+                .insert(header::CONTENT_LENGTH, rest.len().into());
+            Bytes::from(rest)
+        }
+        None => body,
+    };
+    Request::from_parts(parts, Either::Right(Full::new(body)))
 }
 
 /// Runs one request to its end (a client that goes away does not cut it short, as on rmcp's

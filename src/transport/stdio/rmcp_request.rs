@@ -11,6 +11,8 @@ use rmcp::{
 };
 use serde_json::value::RawValue;
 
+use crate::session::raw_arguments::RawArguments;
+
 /// The methods of MCP requests a client may send: a request for one of these that rmcp can
 /// only read as a custom request has params that do not fit, -32602 rather than -32601.
 const CLIENT_METHODS: &[&str] = &[
@@ -77,13 +79,23 @@ pub(super) fn for_rmcp(
 /// A `tools/call` request for rmcp, decoded directly. rmcp decodes every request by buffering
 /// it and trying each request type in turn, which the profile showed to be a fifth of
 /// toolshelf's CPU per call. The result is what rmcp's own decoding gives: `_meta` moves from the
-/// params into the request's extensions.
+/// params into the request's extensions. The arguments go beside it as written
+/// (`RawArguments`): rmcp would decode them into values that alter numbers.
 fn tool_call(id: RequestId, params: &RawValue) -> serde_json::Result<RxJsonRpcMessage<RoleServer>> {
-    let mut params: CallToolRequestParams = serde_json::from_str(params.get())?;
+    let (mut params, arguments) = match RawArguments::split_params(params) {
+        Some((rest, arguments)) => (
+            serde_json::from_str::<CallToolRequestParams>(rest.get())?,
+            Some(arguments),
+        ),
+        None => (serde_json::from_str(params.get())?, None),
+    };
     let meta = params.meta.take();
     let mut request = CallToolRequest::new(params);
     if let Some(meta) = meta {
         request.extensions_mut().insert(meta);
+    }
+    if let Some(arguments) = arguments {
+        request.extensions_mut().insert(arguments);
     }
     Ok(ClientJsonRpcMessage::request(
         ClientRequest::CallToolRequest(request),

@@ -163,7 +163,12 @@ impl RawSession {
     }
 
     pub(crate) async fn post(&self, message: Value) -> Answered {
-        let response = self.send(message.to_string()).await;
+        self.post_text(message.to_string()).await
+    }
+
+    /// Posts `body` as written.
+    pub(crate) async fn post_text(&self, body: String) -> Answered {
+        let response = self.send(body).await;
         let status = response.status().as_u16();
         let content_type = response
             .headers()

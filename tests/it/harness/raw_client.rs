@@ -23,13 +23,25 @@ impl RawClient {
 
     /// Starts `toolshelf serve` on `config` and initializes on protocol `version`.
     pub async fn start_on(config: &Value, version: &str) -> Self {
+        Self::start_declaring(config, version, &[], json!({})).await
+    }
+
+    /// Starts `toolshelf serve ARGS…` on `config` and initializes on protocol `version`,
+    /// declaring `capabilities`.
+    pub async fn start_declaring(
+        config: &Value,
+        version: &str,
+        args: &[&str],
+        capabilities: Value,
+    ) -> Self {
         let (dir, path) = write_config(config);
         let mut command = crate::harness::toolshelf();
         command
             .args(["serve", "--config"])
             .arg(&path)
+            .args(args)
             .env("RUST_LOG", "warn");
-        Self::spawn(command, Some(dir), version).await
+        Self::spawn_declaring(command, Some(dir), version, Stdio::null(), capabilities).await
     }
 
     /// Starts `command` as an MCP server on stdio and initializes on protocol `version`.
