@@ -14,6 +14,7 @@ use crate::{
     child_call::{self, CallFailure, CallParts, Target},
     children::ToolResultJson,
     error::{Context, ToolError},
+    jsonrpc::envelope,
     locks,
     schema_check::{SchemaCheck, Violation, ViolationKind},
     toolboxes::{ServerSlot, ServerState, Toolbox, Toolboxes},
@@ -36,8 +37,48 @@ enum Identifier {
 }
 
 impl UseToolInput {
-    /// From the raw JSON of `params.arguments`.
+    /// From the raw JSON of `params.arguments`: the one reader of `use_tool`'s input, whatever
+    /// path the call took.
     pub(crate) fn from_raw(raw: &RawValue) -> Self {
+        Self::plain(raw.get()).unwrap_or_else(|| Self::general(raw))
+    }
+
+    /// The input of a plain call, read in one pass: no key but `tool` and `arguments`, each
+    /// once; the identifier three non-empty strings without escapes, no other key; the arguments
+    /// an object, or none. `None` for any other input, or text that is not JSON: the general
+    /// reading gives a plain input the same outcome, its identifier then a JSON value to check.
+    pub(crate) fn plain(text: &str) -> Option<Self> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Plain<'a> {
+            #[serde(borrow)]
+            tool: PlainTool<'a>,
+            #[serde(borrow, default, deserialize_with = "envelope::present")]
+            arguments: Option<&'a RawValue>,
+        }
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct PlainTool<'a> {
+            toolbox: &'a str,
+            server: &'a str,
+            name: &'a str,
+        }
+        let Plain { tool, arguments } = serde_json::from_str(text).ok()?;
+        let parts = [tool.toolbox, tool.server, tool.name];
+        let plain = parts.iter().all(|part| !part.is_empty())
+            && arguments.is_none_or(|arguments| arguments.get().starts_with('{'));
+        plain.then(|| Self {
+            checked: Ok(Identifier::Plain(ToolId {
+                toolbox: tool.toolbox.to_owned(),
+                server: tool.server.to_owned(),
+                name: tool.name.to_owned(),
+            })),
+            arguments: arguments.map(RawValue::to_owned),
+        })
+    }
+
+    /// Any other input: each member read as a JSON value but the arguments, kept as written.
+    fn general(raw: &RawValue) -> Self {
         let Ok(members) = serde_json::from_str::<IndexMap<String, &RawValue>>(raw.get()) else {
             // Not an object: the check reports its type.
             return Self {
@@ -71,25 +112,6 @@ impl UseToolInput {
         }
     }
 
-    /// From an identifier and arguments read already (`use_tool_line`): the outcome of
-    /// `from_raw` on the same input. The arguments, an object, play no part in the schema's
-    /// verdict (any object is valid there).
-    pub(crate) fn from_parts(
-        toolbox: &str,
-        server: &str,
-        name: &str,
-        arguments: Option<&RawValue>,
-    ) -> Self {
-        Self {
-            checked: Ok(Identifier::Plain(ToolId {
-                toolbox: toolbox.to_owned(),
-                server: server.to_owned(),
-                name: name.to_owned(),
-            })),
-            arguments: arguments.map(RawValue::to_owned),
-        }
-    }
-
     /// The identifier's toolbox, server and name, each as far as the input has it as a string
     /// (it is checked later).
     pub(crate) fn named(&self) -> [Option<&str>; 3] {
@@ -106,6 +128,20 @@ impl UseToolInput {
     /// `toolbox/server/name` as far as the identifier has them, `?` for a part it has not.
     pub(crate) fn tool_named(&self) -> String {
         self.named().map(|part| part.unwrap_or("?")).join("/")
+    }
+
+    /// Whether `use_tool`'s schema finds the input valid.
+    #[cfg(test)]
+    pub(crate) fn is_valid(&self) -> bool {
+        static CHECK: std::sync::OnceLock<SchemaCheck<UseToolArgs>> = std::sync::OnceLock::new();
+        match &self.checked {
+            Ok(Identifier::Plain(_)) => true,
+            Ok(Identifier::Value(input)) => CHECK
+                .get_or_init(SchemaCheck::new)
+                .check(input.clone())
+                .is_ok(),
+            Err(_) => false,
+        }
     }
 
     /// The tool's own arguments, as the agent wrote them.
@@ -308,13 +344,31 @@ mod tests {
     }
 
     #[test]
-    fn a_plain_input_names_its_tool_as_the_general_way_does() {
-        let plain = UseToolInput::from_parts("t", "s", "n", None);
-        let general = UseToolInput::from_raw(
-            &RawValue::from_string(r#"{"tool":{"toolbox":"t","server":"s","name":"n"}}"#.into())
-                .expect("JSON"),
-        );
-        assert_eq!(plain.tool_named(), general.tool_named());
-        assert_eq!(plain.tool_named(), "t/s/n");
+    fn a_plain_input_is_read_as_the_general_way_reads_it() {
+        let raw = |text: &str| RawValue::from_string(text.into()).expect("JSON");
+        for text in [
+            r#"{"tool":{"toolbox":"t","server":"s","name":"n"}}"#,
+            r#"{"arguments":{"n":1.50},"tool":{"name":"n","server":"s","toolbox":"t"}}"#,
+        ] {
+            let (plain, general) = (UseToolInput::plain(text), UseToolInput::general(&raw(text)));
+            let plain = plain.expect("plain");
+            assert_eq!(plain.tool_named(), general.tool_named());
+            assert_eq!(
+                plain.arguments().map(RawValue::get),
+                general.arguments().map(RawValue::get)
+            );
+        }
+        // Anything else is the general way's: an escape, an empty part, arguments that are not
+        // an object, a key twice or another key.
+        for text in [
+            r#"{"tool":{"toolbox":"\u0074","server":"s","name":"n"}}"#,
+            r#"{"tool":{"toolbox":"","server":"s","name":"n"}}"#,
+            r#"{"tool":{"toolbox":"t","server":"s","name":"n"},"arguments":null}"#,
+            r#"{"tool":{"toolbox":"t","server":"s","name":"n"},"arguments":[]}"#,
+            r#"{"tool":{"toolbox":"t","server":"s","name":"n","name":"m"}}"#,
+            r#"{"tool":{"toolbox":"t","server":"s","name":"n"},"x":1}"#,
+        ] {
+            assert!(UseToolInput::plain(text).is_none(), "{text}");
+        }
     }
 }

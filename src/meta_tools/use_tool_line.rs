@@ -1,24 +1,18 @@
 //! The request an agent sends over and over, read in one pass: a plain `use_tool` call, no
-//! task, no `_meta` but a progress token (which rmcp's clients put on every call), its
-//! identifier three unescaped, non-empty strings. The general way reads
-//! such a line four times (the envelope, the call's params, `use_tool`'s input, the identifier
-//! as a JSON value for its schema check): a third of toolshelf's instructions per call. A line
+//! task, no `_meta` but a progress token (which rmcp's clients put on every call). The general
+//! way reads such a line three times (the envelope, the call's params, `use_tool`'s input):
+//! per call, this pass saves what `benches/instructions.py` counts (docs/performance.md). A line
 //! this reader does not take whole (any other shape, key or type, a duplicate key, an escape)
-//! goes the general way, which gives it the same outcome; one it takes gets the outcome the
-//! general way would give, the identifier still judged by `use_tool`'s schema (once per
-//! identifier: `use_tool::CheckedIdentifiers`).
+//! goes the general way, which gives it the same outcome (`session::door`'s tests compare the
+//! two on every one-byte change of their seeds).
 //!
-//! The line is walked where it lies (`skim::Cursor`), not decoded by serde_json: a derived
-//! reader of the same shape was 5,700 instructions a call, a fifth of toolshelf's, most of it
-//! in serde's machinery for borrowed raw values and the progress token, which it reads through a
-//! `serde_json::Value`. The walk checks what it takes as it goes, so it takes nothing that is
-//! not JSON: every key must be one of the few known, written plainly and once; every value is
-//! one of the texts expected (`"2.0"`), a string without escapes or control characters, an
-//! integer in plain digits, an object walked the same way, the id (checked as JSON), or the
-//! tool's arguments (read by serde_json, which checks them, once).
+//! The envelope is walked where it lies (`skim::Cursor`), not decoded by serde_json: every key
+//! must be one of the few known, written plainly and once; every value is one of the texts
+//! expected (`"2.0"`), a string without escapes or control characters, an integer in plain
+//! digits, the id (checked as JSON), or `use_tool`'s input, passed over and then read by the
+//! one reader of that input every path uses (`UseToolInput::plain`, which checks it).
 
 use rmcp::model::{NumberOrString, ProgressToken};
-use serde_json::value::RawValue;
 
 use super::{USE_TOOL, UseToolInput};
 use crate::jsonrpc::{
@@ -44,9 +38,8 @@ struct Found<'a> {
     name: Option<&'a str>,
     meta: bool,
     progress: Option<ProgressToken>,
-    input: bool,
-    tool: [Option<&'a str>; 3],
-    arguments: Option<&'a RawValue>,
+    /// `use_tool`'s input as written, which `UseToolInput::plain` reads.
+    input: Option<&'a str>,
 }
 
 /// The `use_tool` call `line` is, if it is a plain one.
@@ -59,13 +52,13 @@ pub(crate) fn read(line: &[u8]) -> Option<PlainCall> {
         && found.jsonrpc == Some(r#""2.0""#)
         && found.method == Some(r#""tools/call""#)
         && found.name.and_then(skim::string) == Some(USE_TOOL);
-    let [Some(toolbox), Some(server), Some(name)] = found.tool else {
+    if !plain {
         return None;
-    };
+    }
     let id = AgentId::from_json(found.id?)?;
-    plain.then(|| PlainCall {
+    Some(PlainCall {
         id,
-        input: UseToolInput::from_parts(toolbox, server, name, found.arguments),
+        input: UseToolInput::plain(found.input?)?,
         progress: found.progress,
     })
 }
@@ -97,10 +90,8 @@ impl<'a> Found<'a> {
     fn params(&mut self, cursor: &mut Cursor<'a>, key: &str) -> Option<()> {
         match key {
             "name" => once(&mut self.name, cursor.value()?),
-            "arguments" => {
-                first(&mut self.input)?;
-                cursor.object(|cursor, key| self.input(cursor, key))
-            }
+            // Passed over here, checked where it is read.
+            "arguments" => once(&mut self.input, cursor.value()?),
             // A progress token and nothing else. Any other key (the agent's own, which the
             // child gets, or MCP's, which are checked) goes the general way.
             "_meta" => {
@@ -110,33 +101,6 @@ impl<'a> Found<'a> {
                     _ => None,
                 })?;
                 self.progress.as_ref().map(drop)
-            }
-            _ => None,
-        }
-    }
-
-    fn input(&mut self, cursor: &mut Cursor<'a>, key: &str) -> Option<()> {
-        match key {
-            "tool" => {
-                if self.tool.iter().any(Option::is_some) {
-                    return None;
-                }
-                cursor.object(|cursor, key| {
-                    let part = ["toolbox", "server", "name"]
-                        .iter()
-                        .position(|known| *known == key)?;
-                    let text = plain_string(cursor.value()?).filter(|text| !text.is_empty())?;
-                    once(&mut self.tool[part], text)
-                })
-            }
-            // An object, read (and so checked) by serde_json; `null` or any other value goes
-            // the general way, which refuses it.
-            "arguments" => {
-                let text = cursor.value()?;
-                if !text.starts_with('{') {
-                    return None;
-                }
-                once(&mut self.arguments, serde_json::from_str(text).ok()?)
             }
             _ => None,
         }

@@ -27,10 +27,10 @@ use crate::{
     children::{PeerProgress, ProgressOut},
     jsonrpc::{
         call_meta::CallMeta,
-        envelope::{self, AgentId},
+        envelope::{self, AgentId, Incoming},
         line_writer::Line,
     },
-    meta_tools::{UseToolInput, use_tool_line},
+    meta_tools::{USE_TOOL, UseToolInput, use_tool_line},
     revision::Protocol,
     tasks::{SessionTasks, TaskAsk},
 };
@@ -89,10 +89,34 @@ impl Request {
 /// The answer to a request the door took: its line, or `None` when the agent cancelled it.
 pub(crate) type PendingAnswer = BoxFuture<'static, Option<serde_json::Result<Line>>>;
 
+/// Where a message from the agent goes: to the door, with the request it serves, or to the
+/// transport, read the general way (`jsonrpc::envelope`), for rmcp or its own handling.
+pub(crate) enum Routing<'a> {
+    Door(AgentId, Request),
+    Other(Incoming<'a>),
+}
+
 impl SessionState {
+    /// Where `message` (a stdio line, an HTTP body) goes: the one question both transports ask
+    /// of every message once the session is initialized. A plain `use_tool` line is read in one
+    /// pass (`door_line`); any other is read the general way, and a request the door serves
+    /// (`door_request`) goes to it, which gives a plain line the same outcome.
+    pub(crate) fn route<'a>(&self, message: &'a [u8]) -> Routing<'a> {
+        if let Some((id, request)) = self.door_line(message) {
+            return Routing::Door(id, request);
+        }
+        match envelope::read(message) {
+            Incoming::Request { id, method, params } => match self.door_request(&method, params) {
+                Some(request) => Routing::Door(id, request),
+                None => Routing::Other(Incoming::Request { id, method, params }),
+            },
+            other => Routing::Other(other),
+        }
+    }
+
     /// The request the door serves, if `method` with `params` is one (the session must have
     /// agreed on a protocol version); `None` leaves it to rmcp.
-    pub(crate) fn door_request(&self, method: &str, params: Option<&RawValue>) -> Option<Request> {
+    fn door_request(&self, method: &str, params: Option<&RawValue>) -> Option<Request> {
         let protocol = self.revision()?;
         if method == "tools/call" {
             return DirectCall::read(self, params?, protocol).map(Request::Call);
@@ -104,11 +128,10 @@ impl SessionState {
     }
 
     /// The id and the request of `line` when it is a plain `use_tool` call, read in one pass
-    /// (`meta_tools::use_tool_line`); `None`: read the line the general way
-    /// (`jsonrpc::envelope`, then `door_request`), which gives such a line the same outcome.
-    /// A call that asks for progress is one too: a transport that cannot stream it back checks
-    /// `Request::needs_a_stream`, as for `door_request`'s.
-    pub(crate) fn door_line(&self, line: &[u8]) -> Option<(AgentId, Request)> {
+    /// (`meta_tools::use_tool_line`); `None`: read the line the general way. A call that asks
+    /// for progress is one too: a transport that cannot stream it back checks
+    /// `Request::needs_a_stream`.
+    fn door_line(&self, line: &[u8]) -> Option<(AgentId, Request)> {
         if self.is_flat() {
             return None;
         }
@@ -199,6 +222,36 @@ impl SessionState {
     }
 }
 
+/// The call a `tools/call`'s `params` make, its `_meta` and the agent's request to run it as a
+/// task, read the general way; `None` for another tool (in a session `flat` or not), another
+/// field, or MCP's own `_meta` keys.
+fn read_call(
+    params: &RawValue,
+    flat: bool,
+) -> Option<(AgentCall, CallMeta, Option<Box<RawValue>>)> {
+    let params = serde_json::from_str::<UseToolParams<'_>>(params.get()).ok()?;
+    if !flat && params.name != USE_TOOL {
+        return None;
+    }
+    let meta = match params.meta {
+        Some(meta) => CallMeta::from_raw(meta)?,
+        None => CallMeta::default(),
+    };
+    let call = if flat {
+        // The name is a child's tool, the arguments are its own.
+        AgentCall::Flat {
+            name: params.name.into_owned(),
+            arguments: params.arguments.map(RawValue::to_owned),
+        }
+    } else {
+        AgentCall::UseTool(match params.arguments {
+            Some(arguments) => UseToolInput::from_raw(arguments),
+            None => UseToolInput::empty(),
+        })
+    };
+    Some((call, meta, params.task.map(RawValue::to_owned)))
+}
+
 /// A call of a child's tool read straight from a `tools/call` request's params.
 pub(crate) struct DirectCall {
     call: AgentCall,
@@ -209,33 +262,14 @@ pub(crate) struct DirectCall {
 }
 
 impl DirectCall {
-    /// The call `params` ask of `shelf` in a session on `protocol`; `None` leaves the request to
+    /// The call `params` ask of `state`'s session on `protocol`; `None` leaves the request to
     /// rmcp (another tool, another field, MCP's own `_meta` keys).
     fn read(state: &SessionState, params: &RawValue, protocol: Protocol) -> Option<Self> {
-        let params = serde_json::from_str::<UseToolParams<'_>>(params.get()).ok()?;
-        if !state.calls_a_child(&params.name) {
-            return None;
-        }
-        let meta = match params.meta {
-            Some(meta) => CallMeta::from_raw(meta)?,
-            None => CallMeta::default(),
-        };
-        let call = if state.is_flat() {
-            // The name is a child's tool, the arguments are its own.
-            AgentCall::Flat {
-                name: params.name.into_owned(),
-                arguments: params.arguments.map(RawValue::to_owned),
-            }
-        } else {
-            AgentCall::UseTool(match params.arguments {
-                Some(arguments) => UseToolInput::from_raw(arguments),
-                None => UseToolInput::empty(),
-            })
-        };
+        let (call, meta, task) = read_call(params, state.is_flat())?;
         Some(Self {
             call,
             meta,
-            task: params.task.map(RawValue::to_owned),
+            task,
             protocol,
         })
     }
@@ -272,3 +306,7 @@ impl DirectCall {
         answer.line(id, self.protocol == Protocol::ResultType)
     }
 }
+
+#[cfg(test)]
+#[path = "door_tests.rs"]
+mod tests;

@@ -31,7 +31,7 @@ use crate::{
     config::Config,
     flat::DEFAULT_SEPARATOR,
     jsonrpc::call_meta::CallMeta,
-    meta_tools::{USE_TOOL, UseToolInput},
+    meta_tools::UseToolInput,
     revision::Protocol,
     toolboxes::{ServerSlot, SharedServers, Toolboxes},
 };
@@ -152,12 +152,6 @@ impl SessionState {
 
     pub(crate) fn is_flat(&self) -> bool {
         self.served().flat.is_some()
-    }
-
-    /// Whether a `tools/call` of `name` is a call of a child's tool (it counts against the
-    /// limit of calls in flight): any name in flat mode, `use_tool` otherwise.
-    pub(crate) fn calls_a_child(&self, name: &str) -> bool {
-        self.is_flat() || name == USE_TOOL
     }
 
     /// The call a `tools/call` of a child's tool makes with `arguments` as the agent wrote

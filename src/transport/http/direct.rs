@@ -38,7 +38,7 @@ use crate::{
     revision::{PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER},
     session::{
         SessionState,
-        door::{PendingAnswer, Request as DoorRequest},
+        door::{PendingAnswer, Request as DoorRequest, Routing},
         in_flight::{Cancelled, InUse},
         raw_arguments::RawArguments,
     },
@@ -162,26 +162,19 @@ impl DirectPath {
         in_use: DirectCallGuard,
         access: Option<&mut AccessEntry>,
     ) -> Option<Response<Body>> {
-        if let Some((id, request)) = state
-            .door_line(body)
-            .filter(|(_, request)| !request.needs_a_stream())
-        {
-            if let Some(access) = access {
-                access.call = request.tool_named();
-            }
-            return Some(answer(state, id, request, in_use).await);
-        }
-        match envelope::read(body) {
-            Message::Request { id, method, params } => {
-                let request = state
-                    .door_request(&method, params)
-                    .filter(|request| !request.needs_a_stream())?;
+        match state.route(body) {
+            Routing::Door(id, request) => {
+                if request.needs_a_stream() {
+                    return None;
+                }
                 if let Some(access) = access {
                     access.call = request.tool_named();
                 }
                 Some(answer(state, id, request, in_use).await)
             }
-            Message::Notification { method, params } if method == "notifications/cancelled" => {
+            Routing::Other(Message::Notification { method, params })
+                if method == "notifications/cancelled" =>
+            {
                 let (id, _) = envelope::cancelled_request(params)?;
                 match state.cancel(&id) {
                     Cancelled::Direct => {

@@ -25,7 +25,7 @@ use crate::{
     },
     session::{
         SessionState,
-        door::{PendingAnswer, Request},
+        door::{PendingAnswer, Request, Routing},
         in_flight::{Cancelled, InUse},
     },
     tasks::TaskDeclaration,
@@ -107,12 +107,14 @@ impl Router {
     }
 
     pub(super) fn line(&mut self, text: &[u8]) -> Routed {
-        if self.initialized
-            && let Some((id, request)) = self.state.door_line(text)
-        {
-            return self.door(&id, request);
-        }
-        match envelope::read(text) {
+        let incoming = match self.initialized {
+            true => match self.state.route(text) {
+                Routing::Door(id, request) => return self.door(&id, request),
+                Routing::Other(incoming) => incoming,
+            },
+            false => envelope::read(text),
+        };
+        match incoming {
             Incoming::Blank => Routed::Done,
             Incoming::Refused(answer) => Routed::Reply(answer),
             Incoming::Ignored(why) => {
@@ -177,12 +179,8 @@ impl Router {
         }
     }
 
+    /// A request for rmcp (the door did not take it).
     fn request(&mut self, id: &AgentId, method: &str, params: Option<&RawValue>) -> Routed {
-        if self.initialized
-            && let Some(request) = self.state.door_request(method, params)
-        {
-            return self.door(id, request);
-        }
         let requests = self.state.requests();
         let Ok(internal) = requests.begin_rmcp(id) else {
             return Routed::Reply(InUse::answer(id));
