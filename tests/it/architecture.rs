@@ -10,7 +10,7 @@ use std::{
 
 /// Every library file of `src/` (the binaries left out) by its module path, e.g.
 /// `["children", "client"]`, with its text up to its unit tests.
-fn library() -> BTreeMap<Vec<String>, (PathBuf, String)> {
+pub(crate) fn library() -> BTreeMap<Vec<String>, (PathBuf, String)> {
     let mut files = BTreeMap::new();
     for (relative, path) in sources() {
         if relative.starts_with("bin") || relative == Path::new("main.rs") {
@@ -62,7 +62,7 @@ fn rust_files(folder: &str) -> Vec<(PathBuf, PathBuf)> {
 }
 
 /// The text without its comments, so a doc comment that names a module is no import of it.
-fn code(text: &str) -> String {
+pub(crate) fn code(text: &str) -> String {
     text.lines()
         .map(|line| match line.find("//") {
             Some(at) if !line[..at].contains('"') => &line[..at],

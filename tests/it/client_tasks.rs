@@ -35,6 +35,20 @@ async fn a_task_runs_to_completion_through_use_tool_over_http() {
     // (rmcp's path has no `task`): it is a task, whose progress goes to the session.
     let handle = seen["progress_task_id"].as_str().unwrap_or_default();
     assert!(handle.starts_with("ts-"), "{seen}");
+    // A task handle is its session's: to another session of the same server it does not exist.
+    let task = seen["task_id"].as_str().unwrap_or_default();
+    assert_eq!(
+        seen["from_another_session"]["code"],
+        json!(-32602),
+        "{seen}"
+    );
+    let said = seen["from_another_session"]["message"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        said.starts_with(&format!("Unknown task '{task}'")),
+        "{seen}"
+    );
 }
 
 /// What `mcp_tasks.py` saw of a task run through use_tool, on either transport.

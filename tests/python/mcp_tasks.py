@@ -2,7 +2,8 @@
 2025-11-25, running server-everything's `simulate-research-query` (a tool that requires tasks)
 through toolshelf's use_tool with the SDK's own task types: create, get, list, result, cancel,
 an ambiguous query whose clarification the child asks for while the agent waits in
-tasks/result, and the child's notifications/tasks/status under toolshelf's handles.
+tasks/result, the child's notifications/tasks/status under toolshelf's handles, and (over HTTP)
+another session's tasks/get of the first one's task.
 
 Usage: mcp_tasks.py TOOLBOX SERVER -- COMMAND [ARGS...]   (toolshelf on stdio)
        mcp_tasks.py TOOLBOX SERVER --url URL                (`toolshelf serve --http`)
@@ -153,6 +154,20 @@ async def main(toolbox: str, server: str, target: list[str]) -> dict:
                 seen["unknown"] = None
             except MCPError as error:
                 seen["unknown"] = {"code": error.error.code, "message": error.error.message}
+
+            if target[0] == "--url":
+                # Another session of the same server cannot reach this session's task.
+                async with connect(target) as (other_read, other_write):
+                    async with ClientSession(other_read, other_write) as other:
+                        await other.initialize()
+                        try:
+                            await other.send_request(
+                                types.GetTaskRequest(params=types.GetTaskRequestParams(task_id=task_id)),
+                                types.GetTaskResult,
+                            )
+                            seen["from_another_session"] = None
+                        except MCPError as error:
+                            seen["from_another_session"] = {"code": error.error.code, "message": error.error.message}
     return seen
 
 
