@@ -71,13 +71,13 @@ fn init_logging(level: Option<&str>, default_filter: &str, access_log: bool) {
 }
 
 /// glibc serves an allocation from its heap once it is below a threshold that grows with the
-/// largest block freed (up to 32 MiB), and a heap rarely shrinks: after one 30 MB tool result
-/// toolshelf stayed 30 MB larger for good. A fixed threshold keeps every block of 1 MiB or more
+/// largest block freed (up to 32 MiB), and a heap rarely shrinks: after one large tool result
+/// toolshelf stayed that much larger for good. A fixed threshold keeps every block of 1 MiB or more
 /// in its own mapping, returned to the system when freed; smaller ones are unaffected.
 ///
 /// Setting it also fixes glibc's trim threshold at its default, 128 KiB: each result of a few
-/// hundred KiB was then given back when freed and faulted in anew by the next one (106 page
-/// faults for every 1 MB result forwarded, ~0.3 ms of its ~1.5 ms over the direct path). Up to
+/// hundred KiB was then given back when freed and faulted in anew by the next one (page faults
+/// for every large result forwarded: docs/performance.md). Up to
 /// 2 MiB of freed heap is kept instead, as much as a 1 MB result's buffers need.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[allow(unsafe_code)]

@@ -2,8 +2,8 @@
 //! checking the config (the command line, the config's JSON Schema compiled and checked, the
 //! meta-tools' schemas) runs code spread over the whole binary, and the kernel maps whole
 //! blocks around each page it faults in. Once the first session is initialized, that code is
-//! not needed again, so toolshelf tells the kernel to unmap its code (measured: 8.8 of an idle
-//! toolshelf's 13.4 MB). The pages stay in the page cache, shared and reclaimable; the code that
+//! not needed again, so toolshelf tells the kernel to unmap its code (most of an idle toolshelf's
+//! resident memory: docs/performance.md). The pages stay in the page cache, shared and reclaimable; the code that
 //! serves calls is faulted back in on first use, each page once. It is done after the answer to
 //! `initialize`, not before: finding and unmapping the pages, then faulting back in what
 //! answering needs, would add to every client's wait for toolshelf to start.

@@ -1,7 +1,7 @@
 //! A line from a child that answers a direct call, read without serde_json in one pass: its
 //! routing keys read where they are (`skim`), its values checked as JSON as they are passed over
-//! (`jsonrpc::valid_json`). serde_json's check of a 1 MB result, a word at a time, was half of the
-//! instructions toolshelf ran on it. Only the plainest answer is read here; any other line goes
+//! (`jsonrpc::valid_json`). serde_json's check of a large result, a word at a time, was most of
+//! the instructions toolshelf ran on it. Only the plainest answer is read here; any other line goes
 //! the general way (`child_transport`'s `RouteKeys`), which reads this one to the same effect.
 
 use std::ops::Range;

@@ -43,8 +43,8 @@ pub(crate) fn request_line(id: i64, call: CallRequest<'_>) -> std::io::Result<Ve
 
 /// The request line of the call an agent makes over and over (no `_meta` of its own to pass on,
 /// no task, no retry, a child on a revision before 2026-07-28, a name JSON writes as it is),
-/// written byte for byte as `encoded_request_line` writes it: serde_json's writing of it was
-/// 2,400 instructions a call, most of them in its string escaping.
+/// written byte for byte as `encoded_request_line` writes it: serde_json's writing of it was a
+/// large part of a call's instructions, most of them in its string escaping.
 fn plain_request_line(id: i64, call: &CallRequest<'_>) -> Option<Vec<u8>> {
     let plain = call.meta.is_empty()
         && call.task.is_none()

@@ -1,12 +1,12 @@
 //! A child's `result` as it wrote it, owned. One the general way read (`RouteKeys`) is copied out
 //! of the line it came in; a plain answer's comes with a copy of that whole line, and the answer
 //! to the agent is built in it: the agent's envelope is written over the child's, in front of
-//! the result, and `}` and a newline after it. The profile of forwarded 1 MB results showed the
-//! two copies of the megabyte (out of the line, into the answer) at a seventh of toolshelf's CPU
-//! a call; this spares one.
+//! the result, and `}` and a newline after it. The profile of forwarded large results showed the
+//! two copies of the result (out of the line, into the answer) among toolshelf's largest costs;
+//! this spares one.
 //! The line is copied rather than taken from the reader: a reader whose buffer is taken grows a
 //! new one for the next large line, and glibc maps a buffer of 1 MiB or more afresh each time
-//! (`main`'s allocator settings): 245 page faults a 1 MB result, measured.
+//! (`main`'s allocator settings), page faults for every large result.
 
 use std::ops::Range;
 

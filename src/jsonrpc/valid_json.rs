@@ -2,8 +2,8 @@
 //! with vector instructions: memchr finds its closing quote or next backslash, and the least
 //! byte before it, which the compiler computes 16 bytes at a time, says whether a control
 //! character is among them. It serves the lines from children that answer calls
-//! (`children::plain_answer`): serde_json reads a string a word at a time, and on a forwarded
-//! 1 MB result its check of the line was half of what toolshelf ran. A value found here is trusted as
+//! (`children::plain_answer`): serde_json reads a string a word at a time, which on a large
+//! forwarded result was most of what toolshelf ran (docs/performance.md). A value found here is trusted as
 //! serde_json's would be (`skim` then reads the text), so this check accepts nothing serde_json
 //! refuses; it may refuse what serde_json accepts past it (nesting deeper than `MAX_DEPTH`), and
 //! its caller then asks serde_json.
@@ -208,8 +208,8 @@ impl Check<'_> {
 }
 
 /// Strings up to this long (most keys, ids and names) are read a byte at a time: memchr's
-/// vector search costs more to set up than such a string costs to read (callgrind: a 130-byte
-/// answer from a child read by memchr alone was 2,800 instructions, twice serde_json's).
+/// vector search costs more to set up than such a string costs to read (a short answer read by
+/// memchr alone ran more instructions than serde_json's read of it).
 const SHORT: usize = 16;
 
 /// How many bytes of `string` (a string's text from some place on) come before its first quote

@@ -35,7 +35,7 @@ use crate::{
 
 // The handlers that reach children box their work: rmcp spawns a task per request whose future
 // holds the handler's, and moves it several times; a large one made every request copy tens of
-// kilobytes (callgrind of `serve --http`: a third of the instructions per call).
+// kilobytes (callgrind of `serve --http` showed the copies).
 impl ServerHandler for Session {
     fn get_info(&self) -> ServerConfig {
         (*self.state().served().info).clone()

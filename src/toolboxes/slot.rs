@@ -153,8 +153,8 @@ impl ServerSlot {
         let slot = self.clone();
         tokio::spawn(async move {
             // Spawning a process blocks toolshelf's one thread for about a millisecond: started
-            // at once, sixteen of them held up the answer they were meant to hide behind
-            // (20.7 ms p50 in the benchmark's warm open of 16 children).
+            // at once, sixteen of them held up the answer they were meant to hide behind (the
+            // benchmark's warm open of 16 children).
             tokio::select! {
                 () = stop.cancelled() => {
                     slot.starting.store(false, Ordering::Release);

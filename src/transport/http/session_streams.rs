@@ -1,8 +1,7 @@
 //! Where a 2025-era session's messages go between its HTTP requests and its MCP service: the
 //! session manager rmcp's streamable HTTP service is given. rmcp's own (`LocalSessionManager`)
 //! runs a worker task per session and passes every message through five channels of whole
-//! messages, each holding a block of ~16 KiB from the start: most of what an idle session cost
-//! toolshelf. Here a session is a map entry, one channel of boxed messages into its service and
+//! messages, each holding a block from the start: most of what an idle session cost toolshelf. Here a session is a map entry, one channel of boxed messages into its service and
 //! a lock around its routes; what the service sends goes into the right event stream as it is
 //! sent, with no task in between.
 //!
