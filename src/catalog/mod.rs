@@ -22,7 +22,7 @@ use indexmap::IndexMap;
 use rmcp::model::{MetaObject, Tool};
 
 use crate::{
-    catalog::cache::{CacheFile, CatalogCache, Identity, Offer},
+    catalog::cache::{CacheFile, CatalogCache, ListIdentity, Offer},
     config::{ServerSpec, ToolFilter, ToolOverride},
     locks,
 };
@@ -139,7 +139,7 @@ impl ServerCatalog {
     }
 
     /// Replaces the list with `listed`, the server's whole `tools/list` now, and persists it.
-    pub(crate) fn replace(&self, listed: Vec<ListedTool>, identity: &Identity<'_>) {
+    pub(crate) fn replace(&self, listed: Vec<ListedTool>, identity: &ListIdentity<'_>) {
         if let Some(file) = &self.file {
             file.write(&self.server, identity, &listed);
         }

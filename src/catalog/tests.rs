@@ -40,7 +40,7 @@ fn overrides_apply_and_tags_merge_in_order_without_repeats() {
             tool("git_push", "p"),
             tool("git_log", "l"),
         ]),
-        &Identity::default(),
+        &ListIdentity::default(),
     );
     let tools = catalog.tools();
     assert_eq!(tools.len(), 2);
@@ -69,12 +69,12 @@ fn changes_name_added_removed_and_changed_tools() {
     let before = catalog(json!({"command": "x"}));
     before.replace(
         listed(vec![tool("a", "1"), tool("b", "1"), tool("c", "1")]),
-        &Identity::default(),
+        &ListIdentity::default(),
     );
     let after = catalog(json!({"command": "x"}));
     after.replace(
         listed(vec![tool("a", "1"), tool("b", "2"), tool("d", "1")]),
-        &Identity::default(),
+        &ListIdentity::default(),
     );
     let found = changes(&before.tools(), &after.tools()).expect("changes");
     assert_eq!(found.added, ["d"]);
@@ -82,7 +82,7 @@ fn changes_name_added_removed_and_changed_tools() {
     assert_eq!(found.changed, ["b"]);
     assert!(changes(&before.tools(), &before.tools()).is_none());
     assert!(before.changes_since_shown().is_none(), "never shown before");
-    before.replace(listed(vec![tool("a", "1")]), &Identity::default());
+    before.replace(listed(vec![tool("a", "1")]), &ListIdentity::default());
     let since = before.changes_since_shown().expect("changed since shown");
     assert_eq!(since.removed, ["b", "c"]);
     assert!(before.changes_since_shown().is_none(), "told once");
@@ -93,15 +93,15 @@ fn an_alias_equal_to_another_tools_name_conflicts() {
     let git = catalog(json!({"command": "x", "tools": {"git_status": {"alias": "log"}}}));
     git.replace(
         listed(vec![tool("git_status", ""), tool("git_log", "")]),
-        &Identity::default(),
+        &ListIdentity::default(),
     );
     let other = catalog(json!({"command": "x"}));
-    other.replace(listed(vec![tool("log", "")]), &Identity::default());
+    other.replace(listed(vec![tool("log", "")]), &ListIdentity::default());
     let conflicts = alias_conflicts(&[("git", &git), ("other", &other)]);
     assert_eq!(conflicts.len(), 1);
     assert!(conflicts[0].starts_with("alias 'log' of tool 'git_status' (server 'git') is also the name of tool 'log' of server 'other'"));
     // An alias equal to its own tool's name is no conflict.
     let own = catalog(json!({"command": "x", "tools": {"log": {"alias": "log"}}}));
-    own.replace(listed(vec![tool("log", "")]), &Identity::default());
+    own.replace(listed(vec![tool("log", "")]), &ListIdentity::default());
     assert!(alias_conflicts(&[("own", &own)]).is_empty());
 }

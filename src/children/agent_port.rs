@@ -32,7 +32,7 @@ pub(crate) const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 pub(crate) type Agent = Arc<dyn AgentPort>;
 
 /// The agent sessions with a call in flight to a child, read only if needed.
-pub(crate) type Callers<'a> = &'a (dyn Fn() -> Vec<Agent> + Send + Sync);
+pub(crate) type AgentList<'a> = &'a (dyn Fn() -> Vec<Agent> + Send + Sync);
 
 /// Where a child's requests and notices go.
 pub(crate) trait AgentPort: Send + Sync + 'static {
@@ -54,7 +54,7 @@ pub(crate) trait AgentPort: Send + Sync + 'static {
         request: ServerRequest,
         origin: &'a str,
         task: Option<&'a str>,
-        callers: Callers<'a>,
+        callers: AgentList<'a>,
         cancel: &'a CancellationToken,
     ) -> BoxFuture<'a, Result<ClientResult, McpError>>;
 
@@ -76,7 +76,7 @@ pub(crate) trait AgentPort: Send + Sync + 'static {
         &'a self,
         origin: &'a str,
         message: LoggingMessageNotificationParam,
-        callers: Callers<'a>,
+        callers: AgentList<'a>,
     ) -> BoxFuture<'a, bool>;
 }
 

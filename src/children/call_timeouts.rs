@@ -40,12 +40,12 @@ pub(super) trait Watched: Send + 'static {
 
 /// The watch of one child's calls: started with its first call with a limit.
 #[derive(Default)]
-pub(super) struct Watch {
+pub(super) struct CallWatch {
     started: bool,
     wake: Arc<Notify>,
 }
 
-impl Watch {
+impl CallWatch {
     /// A call was registered that runs out at `deadline`: the watch starts, or looks again if
     /// that comes before the time it will look anyway. Progress and pauses only move deadlines
     /// later, which the watch finds when it looks. Called under the state's lock.

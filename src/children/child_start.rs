@@ -27,7 +27,7 @@ use super::{
 };
 use crate::{
     catalog::ServerCatalog,
-    catalog::cache::{Identity, Offer},
+    catalog::cache::{ListIdentity, Offer},
     config::ServerSpec,
     jsonrpc::line_writer::LineWriter,
 };
@@ -199,7 +199,7 @@ impl Child {
         let startup = began.elapsed();
         let answer = session.peer().peer_info();
         let offer = Offer::of(&launch.agent.child_capabilities());
-        catalog.replace(tools, &Identity::of(answer.as_deref(), offer));
+        catalog.replace(tools, &ListIdentity::of(answer.as_deref(), offer));
         if era == Era::Legacy
             && let Some(level) = launch.agent.log_level()
         {

@@ -196,7 +196,8 @@ impl ClientHandler for ChildClient {
                     tracing::debug!(tools = tools.len(), "tool list changed; catalog refreshed");
                     let answer = context.peer.peer_info();
                     let offer = Offer::of(&self.agent.child_capabilities());
-                    let identity = crate::catalog::cache::Identity::of(answer.as_deref(), offer);
+                    let identity =
+                        crate::catalog::cache::ListIdentity::of(answer.as_deref(), offer);
                     let before = self.catalog.tools();
                     self.catalog.replace(tools, &identity);
                     // Servers announce changes that change nothing (server-everything, five

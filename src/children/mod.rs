@@ -36,7 +36,7 @@ mod tool_result;
 use std::sync::Arc;
 
 pub(crate) use agent_port::{
-    Agent, AgentPort, Callers, RELATED_TASK, Relayed, STATUS_NOTIFICATION, severity,
+    Agent, AgentList, AgentPort, RELATED_TASK, Relayed, STATUS_NOTIFICATION, severity,
 };
 pub(crate) use call_error::{CallError, child_error};
 pub(crate) use child::{Child, TaskHold};

@@ -27,11 +27,11 @@ pub(crate) struct ProcessRegistry {
 struct State {
     closed: bool,
     next_id: u64,
-    live: HashMap<u64, Entry>,
+    live: HashMap<u64, Registered>,
 }
 
 #[derive(Debug)]
-struct Entry {
+struct Registered {
     stop: CancellationToken,
     exit: watch::Receiver<Option<Exit>>,
 }
@@ -85,7 +85,7 @@ impl ProcessRegistry {
         state.next_id += 1;
         state.live.insert(
             id,
-            Entry {
+            Registered {
                 stop: stop.clone(),
                 exit: exit.clone(),
             },
@@ -103,13 +103,13 @@ impl ProcessRegistry {
     /// Closes the registry, stops every live process and waits up to `limit` for all of them.
     /// Returns how many were still alive when the limit passed.
     pub(crate) async fn stop_all(&self, limit: Duration) -> usize {
-        let entries: Vec<Entry> = {
+        let entries: Vec<Registered> = {
             let mut state = self.lock();
             state.closed = true;
             state
                 .live
                 .values()
-                .map(|entry| Entry {
+                .map(|entry| Registered {
                     stop: entry.stop.clone(),
                     exit: entry.exit.clone(),
                 })

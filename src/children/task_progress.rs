@@ -33,12 +33,12 @@ struct Kept {
 /// The part of a `CreateTaskResult` that names the task.
 #[derive(Deserialize)]
 struct Created {
-    task: CreatedTask,
+    task: ChildTaskCreated,
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct CreatedTask {
+struct ChildTaskCreated {
     task_id: String,
     #[serde(default)]
     ttl: Option<u64>,

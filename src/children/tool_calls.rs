@@ -17,7 +17,7 @@ use std::{
 
 use super::{
     agent_port::{Agent, same},
-    call_timeouts::{Limit, Watch, Watched},
+    call_timeouts::{CallWatch, Limit, Watched},
     progress_out::{PeerMessage, ProgressOut, ProgressTarget},
     request_lines::Notification,
     result_text::ResultText,
@@ -80,7 +80,7 @@ struct State {
     /// The progress routes of tasks whose calls were answered.
     kept: KeptProgress,
     /// The calls' timeouts.
-    watch: Watch,
+    watch: CallWatch,
     /// When the watch looks at the deadlines next.
     next_look: Option<Instant>,
 }

@@ -210,7 +210,7 @@ pub async fn run(command: Command, shutdown: impl Future<Output = ()>) -> ExitCo
                 },
                 (None, None) => None,
             };
-            let request = crate::shell::CallRequest {
+            let request = crate::shell::ShellCall {
                 toolbox: &args.toolbox,
                 server: &args.server,
                 tool: &args.tool,

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 /// How a client starts toolshelf.
-pub(super) struct Launch {
+pub(super) struct ClientLaunch {
     pub command: String,
     /// What comes before toolshelf's own arguments (`-y toolshelf-mcp@0.1.0` for npx).
     prefix: Vec<String>,
@@ -15,35 +15,35 @@ pub(super) struct Launch {
 /// The npm and PyPI package that carries toolshelf.
 const PACKAGE: &str = "toolshelf-mcp";
 
-impl Launch {
-    pub(super) fn of_this_program() -> Launch {
+impl ClientLaunch {
+    pub(super) fn of_this_program() -> ClientLaunch {
         let program = std::env::current_exe()
             .and_then(std::fs::canonicalize)
             .unwrap_or_else(|_| PathBuf::from("toolshelf"));
-        Launch::of(&program)
+        ClientLaunch::of(&program)
     }
 
-    fn of(program: &Path) -> Launch {
+    fn of(program: &Path) -> ClientLaunch {
         let path = program.to_string_lossy();
         let pinned = format!("{PACKAGE}@{}", env!("CARGO_PKG_VERSION"));
         if path.contains("/_npx/") {
-            Launch {
+            ClientLaunch {
                 command: "npx".into(),
                 prefix: vec!["-y".into(), pinned],
             }
         } else if path.contains("/uv/archive-v") {
-            Launch {
+            ClientLaunch {
                 command: "uvx".into(),
                 prefix: vec![pinned],
             }
         } else if path.contains("/pipx/.cache/") {
             let spec = format!("{PACKAGE}=={}", env!("CARGO_PKG_VERSION"));
-            Launch {
+            ClientLaunch {
                 command: "pipx".into(),
                 prefix: vec!["run".into(), "--spec".into(), spec, PACKAGE.into()],
             }
         } else {
-            Launch {
+            ClientLaunch {
                 command: path.into_owned(),
                 prefix: Vec::new(),
             }
@@ -70,7 +70,7 @@ mod tests {
     #[test]
     fn a_binary_in_a_package_cache_is_started_by_its_package_manager() {
         let version = env!("CARGO_PKG_VERSION");
-        let npx = Launch::of(Path::new(
+        let npx = ClientLaunch::of(Path::new(
             "/home/u/.npm/_npx/1a2b/node_modules/toolshelf-mcp-linux-x64/bin/toolshelf",
         ));
         assert_eq!(npx.command, "npx");
@@ -84,9 +84,9 @@ mod tests {
                 "/c.json"
             ]
         );
-        let uvx = Launch::of(Path::new("/home/u/.cache/uv/archive-v0/AbC/bin/toolshelf"));
+        let uvx = ClientLaunch::of(Path::new("/home/u/.cache/uv/archive-v0/AbC/bin/toolshelf"));
         assert_eq!(uvx.command, "uvx");
-        let pipx = Launch::of(Path::new(
+        let pipx = ClientLaunch::of(Path::new(
             "/home/u/.local/pipx/.cache/0123abcd/bin/toolshelf",
         ));
         assert_eq!(
@@ -99,8 +99,8 @@ mod tests {
             ]
         );
         let global = "/usr/lib/node_modules/toolshelf-mcp-linux-x64/bin/toolshelf";
-        assert_eq!(Launch::of(Path::new(global)).command, global);
-        let installed = Launch::of(Path::new("/home/u/.cargo/bin/toolshelf"));
+        assert_eq!(ClientLaunch::of(Path::new(global)).command, global);
+        let installed = ClientLaunch::of(Path::new("/home/u/.cargo/bin/toolshelf"));
         assert_eq!(installed.command, "/home/u/.cargo/bin/toolshelf");
         assert_eq!(
             installed.args(Path::new("/c.json")),

@@ -80,7 +80,7 @@ pub(crate) fn toolshelf_entry(
     config: &Path,
     env: &serde_json::Map<String, serde_json::Value>,
 ) -> serde_json::Value {
-    let launch = launch::Launch::of_this_program();
+    let launch = launch::ClientLaunch::of_this_program();
     let mut entry = client.stdio_entry(&launch.command, &launch.args(config));
     if !env.is_empty()
         && let Some(members) = entry.as_object_mut()

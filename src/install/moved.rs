@@ -24,7 +24,7 @@ use crate::{
 const FORMAT: u32 = 1;
 
 #[derive(Serialize, Deserialize)]
-struct Record {
+struct MoveRecord {
     format: u32,
     /// The client, for a person reading the file.
     client: String,
@@ -99,7 +99,7 @@ pub(super) fn apply(files: &[Planned], client: Client, client_file: &Path) -> Re
             ));
         }
     }
-    let record = Record {
+    let record = MoveRecord {
         format: FORMAT,
         client: client.name().to_owned(),
         files: files
@@ -171,9 +171,9 @@ pub(super) fn undo(
         ),
         _ => format!("cannot read {}: {error}", path.display()),
     })?;
-    let record: Record = serde_json::from_slice(&text)
+    let record: MoveRecord = serde_json::from_slice(&text)
         .ok()
-        .filter(|record: &Record| record.format == FORMAT)
+        .filter(|record: &MoveRecord| record.format == FORMAT)
         .ok_or_else(|| {
             format!(
                 "{} does not read as a record of toolshelf consolidate; the backups beside each file (FILE.toolshelf-backup) hold them as they were",

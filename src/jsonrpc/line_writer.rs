@@ -30,7 +30,7 @@ const QUEUE: usize = 256;
 /// Queued lines are written together, up to this many bytes per write.
 const BATCH: usize = 64 * 1024;
 
-enum Command {
+enum WriterCommand {
     Line(Line),
     Close(oneshot::Sender<()>),
 }
@@ -88,7 +88,7 @@ struct Stream {
 /// closes when the last clone is dropped or `close` is called.
 #[derive(Clone)]
 pub(crate) struct LineWriter {
-    queue: mpsc::Sender<Command>,
+    queue: mpsc::Sender<WriterCommand>,
     stream: Arc<Mutex<Stream>>,
 }
 
@@ -116,7 +116,7 @@ impl LineWriter {
                     queued: false,
                 };
                 self.queue
-                    .send(Command::Line(line))
+                    .send(WriterCommand::Line(line))
                     .await
                     .map_err(|_| closed())?;
                 counted.queued = true;
@@ -131,7 +131,7 @@ impl LineWriter {
         match self.write_now(line.into()) {
             Ok(Unwritten::None) => true,
             Ok(Unwritten::Line(line)) => {
-                let queued = self.queue.try_send(Command::Line(line)).is_ok();
+                let queued = self.queue.try_send(WriterCommand::Line(line)).is_ok();
                 if !queued {
                     locks::lock(&self.stream).queued -= 1;
                 }
@@ -145,7 +145,7 @@ impl LineWriter {
     pub(crate) async fn close(&self) {
         let (done, closed) = oneshot::channel();
         locks::lock(&self.stream).done = true;
-        if self.queue.send(Command::Close(done)).await.is_ok() {
+        if self.queue.send(WriterCommand::Close(done)).await.is_ok() {
             let _ = closed.await;
         }
     }
@@ -176,7 +176,7 @@ impl LineWriter {
                 // lock (the queue is empty, since nothing was queued).
                 stream.queued += 1;
                 line.start += written;
-                return match self.queue.try_send(Command::Line(line)) {
+                return match self.queue.try_send(WriterCommand::Line(line)) {
                     Ok(()) => Ok(Unwritten::None),
                     Err(_) => Err(closed()),
                 };
@@ -216,7 +216,7 @@ fn closed() -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the stream is closed")
 }
 
-async fn write_lines(stream: Arc<Mutex<Stream>>, mut commands: mpsc::Receiver<Command>) {
+async fn write_lines(stream: Arc<Mutex<Stream>>, mut commands: mpsc::Receiver<WriterCommand>) {
     let mut batch = Vec::new();
     while let Some(command) = commands.recv().await {
         let mut close = None;
@@ -225,16 +225,16 @@ async fn write_lines(stream: Arc<Mutex<Stream>>, mut commands: mpsc::Receiver<Co
         // which the batch is.
         let mut from = 0;
         match command {
-            Command::Line(line) => (batch, lines, from) = (line.buffer, 1, line.start),
-            Command::Close(done) => close = Some(done),
+            WriterCommand::Line(line) => (batch, lines, from) = (line.buffer, 1, line.start),
+            WriterCommand::Close(done) => close = Some(done),
         }
         while close.is_none() && batch.len() - from < BATCH {
             match commands.try_recv() {
-                Ok(Command::Line(line)) => {
+                Ok(WriterCommand::Line(line)) => {
                     batch.extend_from_slice(line.bytes());
                     lines += 1;
                 }
-                Ok(Command::Close(done)) => close = Some(done),
+                Ok(WriterCommand::Close(done)) => close = Some(done),
                 Err(_) => break,
             }
         }

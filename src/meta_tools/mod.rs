@@ -21,7 +21,7 @@ use crate::{
     toolboxes::Toolboxes,
 };
 pub(crate) use open_toolbox::describe;
-use open_toolbox::{OpenToolboxArgs, Request};
+use open_toolbox::{OpenRequest, OpenToolboxArgs};
 pub(crate) use use_tool::UseToolInput;
 use use_tool::{CheckedIdentifiers, UseToolArgs};
 
@@ -93,8 +93,8 @@ impl MetaTools {
 
     pub(crate) async fn open_toolbox(&self, toolboxes: &Toolboxes, input: Value) -> CallToolResult {
         let answer = match open_toolbox::request(&self.open_check, input) {
-            Ok(Request::Open(toolbox)) => open_toolbox::open_named(toolboxes, &toolbox).await,
-            Ok(Request::Search(request)) => search::search(toolboxes, request),
+            Ok(OpenRequest::Open(toolbox)) => open_toolbox::open_named(toolboxes, &toolbox).await,
+            Ok(OpenRequest::Search(request)) => search::search(toolboxes, request),
             Err(error) => Err(error),
         };
         answer.unwrap_or_else(ToolError::into_result)

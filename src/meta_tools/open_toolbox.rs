@@ -38,7 +38,7 @@ pub(crate) struct OpenToolboxArgs {
 }
 
 /// What an `open_toolbox` call asks for.
-pub(super) enum Request {
+pub(super) enum OpenRequest {
     Open(String),
     Search(Search),
 }
@@ -55,7 +55,7 @@ const DEFAULT_LIMIT: usize = 5;
 
 impl OpenToolboxArgs {
     /// The request, or why the input is neither an open nor a search.
-    fn request(self) -> Result<Request, Vec<Violation>> {
+    fn request(self) -> Result<OpenRequest, Vec<Violation>> {
         let violation =
             |path: &str, message: &str| vec![Violation::other(path.into(), message.into())];
         match self {
@@ -69,7 +69,7 @@ impl OpenToolboxArgs {
                 query: Some(query),
                 toolbox,
                 limit,
-            } => Ok(Request::Search(Search {
+            } => Ok(OpenRequest::Search(Search {
                 query,
                 limit: limit.map_or(DEFAULT_LIMIT, |limit| limit as usize),
                 within: toolbox,
@@ -81,7 +81,7 @@ impl OpenToolboxArgs {
             OpenToolboxArgs {
                 toolbox: Some(toolbox),
                 ..
-            } => Ok(Request::Open(toolbox)),
+            } => Ok(OpenRequest::Open(toolbox)),
             OpenToolboxArgs { .. } => Err(violation(
                 "",
                 "give \"toolbox\" to open a toolbox, or \"query\" to search the tools of every toolbox",
@@ -150,7 +150,7 @@ pub(crate) struct ToolSummary<'a> {
 pub(super) fn request(
     check: &SchemaCheck<OpenToolboxArgs>,
     input: Value,
-) -> Result<Request, ToolError> {
+) -> Result<OpenRequest, ToolError> {
     check
         .check(input)
         .and_then(OpenToolboxArgs::request)

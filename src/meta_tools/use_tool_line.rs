@@ -30,7 +30,7 @@ pub(crate) struct PlainCall {
 
 /// What the walk found, each member at most once.
 #[derive(Default)]
-struct Found<'a> {
+struct LineMembers<'a> {
     jsonrpc: Option<&'a str>,
     id: Option<&'a str>,
     method: Option<&'a str>,
@@ -45,7 +45,7 @@ struct Found<'a> {
 /// The `use_tool` call `line` is, if it is a plain one.
 pub(crate) fn read(line: &[u8]) -> Option<PlainCall> {
     let line = std::str::from_utf8(line).ok()?;
-    let mut found = Found::default();
+    let mut found = LineMembers::default();
     let mut cursor = Cursor::new(line);
     cursor.object(|cursor, key| found.envelope(cursor, key))?;
     let plain = cursor.at_end()
@@ -73,7 +73,7 @@ fn first(seen: &mut bool) -> Option<()> {
     (!std::mem::replace(seen, true)).then_some(())
 }
 
-impl<'a> Found<'a> {
+impl<'a> LineMembers<'a> {
     fn envelope(&mut self, cursor: &mut Cursor<'a>, key: &str) -> Option<()> {
         match key {
             "jsonrpc" => once(&mut self.jsonrpc, cursor.value()?),

@@ -75,11 +75,11 @@ struct Asker {
     capabilities: ClientCapabilities,
     /// The call's `logLevel`: it takes the child's log messages at or above it.
     log_level: Option<LoggingLevel>,
-    events: mpsc::UnboundedSender<Event>,
+    events: mpsc::UnboundedSender<RoundEvent>,
 }
 
 /// What reaches a call from its child, besides the answer.
-enum Event {
+enum RoundEvent {
     Asked(Asked),
     Log(LoggingMessageNotificationParam),
 }
@@ -98,7 +98,7 @@ pub(crate) struct Round {
     tool: ToolName,
     call: tokio::task::JoinHandle<CallAnswer>,
     stop: CancellationToken,
-    events: mpsc::UnboundedReceiver<Event>,
+    events: mpsc::UnboundedReceiver<RoundEvent>,
     pending: BTreeMap<String, Asked>,
     /// Keys of input requests are `i1`, `i2`, … over the whole call.
     asked: u64,
@@ -254,8 +254,8 @@ impl InputRounds {
                     let mut next = Some(first);
                     while let Some(event) = next {
                         match event {
-                            Event::Asked(asked) => round.take(asked),
-                            Event::Log(message) => log(agent, message).await,
+                            RoundEvent::Asked(asked) => round.take(asked),
+                            RoundEvent::Log(message) => log(agent, message).await,
                         }
                         next = round.events.try_recv().ok();
                     }
@@ -332,7 +332,7 @@ impl InputRounds {
             };
             asker
                 .events
-                .send(Event::Asked(Asked { request, answer }))
+                .send(RoundEvent::Asked(Asked { request, answer }))
                 .is_ok()
         };
         if !sent {
@@ -360,7 +360,7 @@ impl InputRounds {
         askers
             .iter()
             .find(wanted)
-            .is_some_and(|asker| asker.events.send(Event::Log(message)).is_ok())
+            .is_some_and(|asker| asker.events.send(RoundEvent::Log(message)).is_ok())
     }
 }
 

@@ -24,7 +24,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::{
-    children::{Agent, AgentPort, Callers, Relayed, severity},
+    children::{Agent, AgentList, AgentPort, Relayed, severity},
     config::Config,
     locks,
     metrics::Metrics,
@@ -91,7 +91,7 @@ impl AgentPort for SharedSessions {
         request: ServerRequest,
         origin: &'a str,
         task: Option<&'a str>,
-        callers: Callers<'a>,
+        callers: AgentList<'a>,
         cancel: &'a CancellationToken,
     ) -> BoxFuture<'a, Result<ClientResult, McpError>> {
         Box::pin(async move {
@@ -152,7 +152,7 @@ impl AgentPort for SharedSessions {
         &'a self,
         origin: &'a str,
         message: LoggingMessageNotificationParam,
-        callers: Callers<'a>,
+        callers: AgentList<'a>,
     ) -> BoxFuture<'a, bool> {
         Box::pin(async move {
             let mut taken = false;

@@ -32,7 +32,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::{
-    children::{AgentPort, Callers, Relayed, severity},
+    children::{AgentList, AgentPort, Relayed, severity},
     locks,
     session::input_rounds::InputRounds,
     tasks::{self, SessionTasks},
@@ -347,7 +347,7 @@ impl AgentPort for SessionLink {
         request: ServerRequest,
         origin: &'a str,
         task: Option<&'a str>,
-        _callers: Callers<'a>,
+        _callers: AgentList<'a>,
         cancel: &'a CancellationToken,
     ) -> BoxFuture<'a, Result<ClientResult, McpError>> {
         Box::pin(SessionLink::relay(
@@ -375,7 +375,7 @@ impl AgentPort for SessionLink {
         &'a self,
         origin: &'a str,
         message: LoggingMessageNotificationParam,
-        _callers: Callers<'a>,
+        _callers: AgentList<'a>,
     ) -> BoxFuture<'a, bool> {
         Box::pin(SessionLink::log(self, origin, message))
     }

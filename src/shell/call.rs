@@ -23,7 +23,7 @@ use crate::{
 };
 
 /// What `call` was asked.
-pub struct CallRequest<'a> {
+pub struct ShellCall<'a> {
     pub toolbox: &'a str,
     pub server: &'a str,
     pub tool: &'a str,
@@ -38,7 +38,7 @@ pub struct CallRequest<'a> {
 /// Calls the tool; the result goes to `out`, messages to `err`.
 pub async fn call(
     config: &Config,
-    request: CallRequest<'_>,
+    request: ShellCall<'_>,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> std::io::Result<CommandEnd> {
@@ -50,7 +50,7 @@ pub async fn call(
 
 async fn call_in(
     toolboxes: &Toolboxes,
-    request: &CallRequest<'_>,
+    request: &ShellCall<'_>,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> std::io::Result<CommandEnd> {

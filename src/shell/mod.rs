@@ -11,7 +11,7 @@ mod search;
 mod table;
 mod tools;
 
-pub use call::{CallRequest, call};
+pub use call::{ShellCall, call};
 pub(crate) use progress::StartsShown;
 pub use search::{evaluate, search};
 pub(crate) use table::write_table;

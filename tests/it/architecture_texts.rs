@@ -50,7 +50,9 @@ const WRITERS: &[(&str, &[&str])] = &[
             "transport/stdio",
             "transport/stdio/router",
             "transport/http/gate",
+            "transport/http/challenge",
             "transport/http/direct",
+            "transport/http/response",
             "transport/http/sessions",
         ],
     ),
@@ -78,14 +80,17 @@ const WRITERS: &[(&str, &[&str])] = &[
     ),
 ];
 
+/// Whether `text` calls a maker, however its lines break the call.
+fn makes_a_text(text: &str) -> bool {
+    let code: String = crate::architecture::code(text).split_whitespace().collect();
+    MAKERS.iter().any(|maker| code.contains(maker))
+}
+
 #[test]
 fn agent_visible_texts_are_written_only_in_the_files_listed() {
     let writing: BTreeSet<String> = crate::architecture::library()
         .into_iter()
-        .filter(|(_, (_, text))| {
-            let code = crate::architecture::code(text);
-            MAKERS.iter().any(|maker| code.contains(maker))
-        })
+        .filter(|(_, (_, text))| makes_a_text(text))
         .map(|(module, _)| module.join("/"))
         .collect();
     let listed: BTreeSet<String> = WRITERS
@@ -107,9 +112,9 @@ fn agent_visible_texts_are_written_only_in_the_files_listed() {
 /// The test sees a text written where none may be.
 #[test]
 fn a_text_written_elsewhere_is_seen() {
-    let planted = "fn refuse() -> McpError { McpError::invalid_params(\"no\", None) }";
-    let code = crate::architecture::code(planted);
-    assert!(MAKERS.iter().any(|maker| code.contains(maker)));
-    let commented = crate::architecture::code("// McpError::invalid_params(\"no\", None)");
-    assert!(!MAKERS.iter().any(|maker| commented.contains(maker)));
+    assert!(makes_a_text(
+        "fn refuse() -> McpError {\n    McpError::invalid_params(\n        \"no\", None)\n}"
+    ));
+    assert!(makes_a_text("text(\n    StatusCode::GONE, \"gone\")"));
+    assert!(!makes_a_text("// McpError::invalid_params(\"no\", None)"));
 }

@@ -2,6 +2,7 @@
 //! real children (the fixture server of this repo and pinned npm servers).
 
 mod architecture;
+mod architecture_names;
 mod architecture_texts;
 mod audit;
 mod bench_smoke;

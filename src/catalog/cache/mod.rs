@@ -173,7 +173,7 @@ pub(crate) struct Remembered {
 
 /// What the server said about itself at its start.
 #[derive(Default)]
-pub(crate) struct Identity<'a> {
+pub(crate) struct ListIdentity<'a> {
     pub server_info: Option<&'a rmcp::model::Implementation>,
     pub capabilities: Option<&'a rmcp::model::ServerCapabilities>,
     pub protocol_version: Option<&'a str>,
@@ -181,20 +181,20 @@ pub(crate) struct Identity<'a> {
     pub offer: Offer,
 }
 
-impl<'a> Identity<'a> {
+impl<'a> ListIdentity<'a> {
     /// From the server's answer to `initialize` (or `server/discover`), if the session has it,
     /// to toolshelf's `offer`.
     pub(crate) fn of(answer: Option<&'a rmcp::model::ServerPeerInfo>, offer: Offer) -> Self {
         match answer {
-            Some(answer) => Identity {
+            Some(answer) => ListIdentity {
                 server_info: answer.server_info.as_ref(),
                 capabilities: Some(&answer.capabilities),
                 protocol_version: Some(answer.protocol_version.as_str()),
                 offer,
             },
-            None => Identity {
+            None => ListIdentity {
                 offer,
-                ..Identity::default()
+                ..ListIdentity::default()
             },
         }
     }
@@ -272,7 +272,7 @@ fn unusable(server: &str, path: &Path, error: &str) {
 
 impl CacheFile {
     /// Keeps `tools`, as `server` listed them now.
-    pub(crate) fn write(&self, server: &str, identity: &Identity<'_>, tools: &[ListedTool]) {
+    pub(crate) fn write(&self, server: &str, identity: &ListIdentity<'_>, tools: &[ListedTool]) {
         let listed_at = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .unwrap_or_default()

@@ -23,7 +23,7 @@ fn a_written_catalog_reads_back_with_execution_and_capabilities() {
     let offered = rmcp::model::ClientCapabilities::builder()
         .enable_elicitation()
         .build();
-    let identity = Identity {
+    let identity = ListIdentity {
         server_info: None,
         capabilities: Some(&capabilities),
         protocol_version: Some("2025-11-25"),
@@ -51,7 +51,7 @@ fn files_unused_past_the_limit_are_swept_and_a_read_counts_as_use() {
     let file = CacheFile {
         stem: dir.path().join("read"),
     };
-    file.write("fs", &Identity::default(), &[tool("a")]);
+    file.write("fs", &ListIdentity::default(), &[tool("a")]);
     for name in ["read.json", "stale.json", "notes.txt"] {
         let path = dir.path().join(name);
         if !path.exists() {

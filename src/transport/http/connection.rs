@@ -45,12 +45,12 @@ impl Connections {
         self.open.load(Ordering::Relaxed)
     }
 
-    /// A new connection's watch: wrap its stream with [`Watch::stream`], each response with
-    /// [`Watch::response`], and run it until [`Watch::expired`].
-    pub(super) fn accepted(&self) -> Watch {
+    /// A new connection's watch: wrap its stream with [`ConnectionWatch::stream`], each response with
+    /// [`ConnectionWatch::response`], and run it until [`ConnectionWatch::expired`].
+    pub(super) fn accepted(&self) -> ConnectionWatch {
         self.open.fetch_add(1, Ordering::Relaxed);
         let epoch = Instant::now();
-        Watch {
+        ConnectionWatch {
             state: Arc::new(State {
                 epoch,
                 last_activity: AtomicU64::new(0),
@@ -84,7 +84,7 @@ impl State {
     }
 }
 
-pub(super) struct Watch {
+pub(super) struct ConnectionWatch {
     state: Arc<State>,
     header_read: Duration,
     idle: Duration,
@@ -98,7 +98,7 @@ pub(super) enum Expired {
     Idle,
 }
 
-impl Watch {
+impl ConnectionWatch {
     pub(super) fn stream<S>(&self, inner: S) -> WatchedStream<S> {
         WatchedStream {
             inner,
@@ -146,7 +146,7 @@ impl Watch {
     }
 }
 
-impl Drop for Watch {
+impl Drop for ConnectionWatch {
     fn drop(&mut self) {
         self.open.fetch_sub(1, Ordering::Relaxed);
     }

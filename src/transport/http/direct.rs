@@ -23,7 +23,7 @@ use std::{
 use bytes::Bytes;
 use futures::FutureExt;
 use http::{HeaderMap, HeaderName, Method, Request, Response, StatusCode, header};
-use http_body_util::{BodyExt, Either, Full, LengthLimitError, Limited};
+use http_body_util::{BodyExt, Either, Full, Limited};
 use hyper::body::Incoming;
 
 use super::{
@@ -48,7 +48,7 @@ use crate::{
 pub(super) type PassedBody = Either<Incoming, Full<Bytes>>;
 
 /// What the direct path did with a request.
-pub(super) enum Routed {
+pub(super) enum RoutedRequest {
     Answered(Response<Body>),
     /// rmcp's to serve.
     Passed(Request<PassedBody>),
@@ -90,12 +90,12 @@ impl DirectPath {
         &self,
         request: Request<Incoming>,
         access: Option<&mut AccessEntry>,
-    ) -> Routed {
+    ) -> RoutedRequest {
         let over_limit = single_value(request.headers(), header::CONTENT_LENGTH)
             .and_then(|length| length.parse::<u64>().ok())
             .is_some_and(|length| length > self.max_body);
         if request.method() != Method::POST || over_limit {
-            return Routed::Passed(request.map(Either::Left));
+            return RoutedRequest::Passed(request.map(Either::Left));
         }
         // A session ended (DELETE, expiry) is gone before its handler is: rmcp's 404. The guard
         // keeps the session from expiring while its call runs, to the call's end even when the
@@ -106,14 +106,16 @@ impl DirectPath {
         let (parts, body) = request.into_parts();
         let body = match Limited::new(body, self.max_body as usize).collect().await {
             Ok(body) => body.to_bytes(),
-            Err(error) => return Routed::Answered(unread(self.max_body, &*error)),
+            Err(error) => {
+                return RoutedRequest::Answered(super::response::unread(self.max_body, &*error));
+            }
         };
         if let Some((in_use, state)) = own
             && let Some(response) = self.serve(&state, &body, in_use, access).await
         {
-            return Routed::Answered(response);
+            return RoutedRequest::Answered(response);
         }
-        Routed::Passed(for_rmcp(parts, body))
+        RoutedRequest::Passed(for_rmcp(parts, body))
     }
 
     /// The session a request may be served in past rmcp, if it is one this path takes.
@@ -188,26 +190,6 @@ impl DirectPath {
             _ => None,
         }
     }
-}
-
-/// The answer to a body that could not be read: past the limit (a body of no stated length),
-/// or cut short.
-fn unread(limit: u64, error: &(dyn std::error::Error + Send + Sync + 'static)) -> Response<Body> {
-    if error.is::<LengthLimitError>() {
-        let said = format!(
-            "Payload Too Large: request body exceeds {limit} bytes (the config's http.maxBodyBytes)\n"
-        );
-        return respond(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            Some("text/plain; charset=utf-8"),
-            said,
-        );
-    }
-    tracing::debug!(%error, "a request body could not be read");
-    super::response::text(
-        StatusCode::BAD_REQUEST,
-        "Bad Request: the request body could not be read to the length its Content-Length states; send the whole body again\n",
-    )
 }
 
 /// `body` as rmcp gets it: a `tools/call`'s object of arguments taken out and put beside the

@@ -10,7 +10,7 @@ use super::{
     callers::{Caller, Callers},
     challenge,
     connection::Connections,
-    direct::{DirectPath, Routed},
+    direct::{DirectPath, RoutedRequest},
     response::{Body, respond, text},
     session_streams::SessionStreams,
     sessions::Sessions,
@@ -108,9 +108,9 @@ impl Gate {
                 self.end_session(request).await
             }
             _ => match self.direct.route(request, access).await {
-                Routed::Answered(response) => response,
+                RoutedRequest::Answered(response) => response,
                 // rmcp makes the session's handler inside `handle`, for this caller's view.
-                Routed::Passed(mut request) => {
+                RoutedRequest::Passed(mut request) => {
                     for_rmcp(request.extensions_mut(), &request_caller);
                     let handled = REQUEST_CALLER.scope(request_caller, self.mcp.handle(request));
                     explained(handled.await).await

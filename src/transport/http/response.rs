@@ -29,3 +29,26 @@ pub(super) fn respond(
     }
     response
 }
+
+/// The answer to a body that could not be read: past the limit (a body of no stated length),
+/// or cut short.
+pub(super) fn unread(
+    limit: u64,
+    error: &(dyn std::error::Error + Send + Sync + 'static),
+) -> Response<Body> {
+    if error.is::<http_body_util::LengthLimitError>() {
+        let said = format!(
+            "Payload Too Large: request body exceeds {limit} bytes (the config's http.maxBodyBytes)\n"
+        );
+        return respond(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            Some("text/plain; charset=utf-8"),
+            said,
+        );
+    }
+    tracing::debug!(%error, "a request body could not be read");
+    text(
+        StatusCode::BAD_REQUEST,
+        "Bad Request: the request body could not be read to the length its Content-Length states; send the whole body again\n",
+    )
+}

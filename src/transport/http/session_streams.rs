@@ -38,7 +38,7 @@ use rmcp::{
 };
 use tokio::sync::{mpsc, oneshot};
 
-use super::stream_routes::{Routes, Session, Standalone, StreamsError};
+use super::stream_routes::{Routes, SessionRoutes, Standalone, StreamsError};
 
 /// How long an answer whose stream was gone before it came is kept for a resume.
 const UNREAD_ANSWER_KEPT: Duration = Duration::from_secs(60);
@@ -51,7 +51,7 @@ type ById<V> = HashMap<SessionId, V, foldhash::fast::RandomState>;
 
 /// Every session's routes, and the clock that ends idle ones.
 pub(super) struct SessionStreams {
-    sessions: RwLock<ById<Arc<Session>>>,
+    sessions: RwLock<ById<Arc<SessionRoutes>>>,
     idle_timeout: Duration,
 }
 
@@ -68,19 +68,19 @@ impl SessionStreams {
         streams
     }
 
-    fn sessions(&self) -> RwLockReadGuard<'_, ById<Arc<Session>>> {
+    fn sessions(&self) -> RwLockReadGuard<'_, ById<Arc<SessionRoutes>>> {
         locks::read(&self.sessions)
     }
 
-    fn sessions_mut(&self) -> RwLockWriteGuard<'_, ById<Arc<Session>>> {
+    fn sessions_mut(&self) -> RwLockWriteGuard<'_, ById<Arc<SessionRoutes>>> {
         locks::write(&self.sessions)
     }
 
-    fn session(&self, id: &str) -> Option<Arc<Session>> {
+    fn session(&self, id: &str) -> Option<Arc<SessionRoutes>> {
         self.sessions().get(id).cloned()
     }
 
-    fn open(&self, id: &SessionId) -> Result<Arc<Session>, StreamsError> {
+    fn open(&self, id: &SessionId) -> Result<Arc<SessionRoutes>, StreamsError> {
         self.session(id).ok_or(StreamsError::NoSession)
     }
 
@@ -98,14 +98,14 @@ impl SessionStreams {
         Some(DirectCallGuard(session))
     }
 
-    fn remove(&self, id: &str) -> Option<Arc<Session>> {
+    fn remove(&self, id: &str) -> Option<Arc<SessionRoutes>> {
         self.sessions_mut().remove(id)
     }
 
     /// Ends the sessions nobody used for `idle_timeout` and forgets unread answers past their
     /// minute.
     fn expire_idle(&self) {
-        let sessions: Vec<(SessionId, Arc<Session>)> = self
+        let sessions: Vec<(SessionId, Arc<SessionRoutes>)> = self
             .sessions()
             .iter()
             .map(|(id, session)| (id.clone(), session.clone()))
@@ -145,7 +145,7 @@ async fn expire_idle(streams: Weak<SessionStreams>, tick: Duration) {
 }
 
 /// Keeps its session from expiring while a direct-path call runs.
-pub(super) struct DirectCallGuard(Arc<Session>);
+pub(super) struct DirectCallGuard(Arc<SessionRoutes>);
 
 impl Drop for DirectCallGuard {
     fn drop(&mut self) {
@@ -157,7 +157,7 @@ impl Drop for DirectCallGuard {
 /// The half a session's service holds.
 pub(super) struct SessionTransport {
     inbox: mpsc::Receiver<Box<ClientJsonRpcMessage>>,
-    session: Arc<Session>,
+    session: Arc<SessionRoutes>,
 }
 
 /// A send to a session that has ended.
@@ -212,7 +212,7 @@ impl SessionManager for SessionStreams {
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
         let id = session_id();
         let (inbox, receiver) = mpsc::channel(INBOX);
-        let session = Arc::new(Session {
+        let session = Arc::new(SessionRoutes {
             routes: Mutex::new(Routes {
                 inbox: Some(inbox),
                 initialize: None,

@@ -240,12 +240,12 @@ impl Standalone {
 }
 
 /// One session: its routes, and the direct path's calls in flight.
-pub(super) struct Session {
+pub(super) struct SessionRoutes {
     pub(super) routes: Mutex<Routes>,
     /// The direct path's calls in flight (rmcp's are the open request streams).
     pub(super) direct_calls: AtomicUsize,
 }
-impl Session {
+impl SessionRoutes {
     pub(super) fn routes(&self) -> std::sync::MutexGuard<'_, Routes> {
         locks::lock(&self.routes)
     }

@@ -36,7 +36,7 @@ use crate::{
 mod rmcp_request;
 mod router;
 
-use router::{Routed, Router};
+use router::{RoutedLine, Router};
 
 /// The longest line toolshelf reads from the agent; a longer one is answered with an error.
 pub(crate) const MAX_AGENT_LINE: usize = 64 * 1024 * 1024;
@@ -70,7 +70,7 @@ impl<R: AsyncRead + Send + Unpin + 'static> StdioTransport<R> {
         let routed = if line == LineRead::TooLong {
             // The line is gone, but its start is kept: the id is usually there.
             let id = envelope::id_in_head(self.lines.text());
-            Routed::Reply(envelope::error_line(
+            RoutedLine::Reply(envelope::error_line(
                 id.as_ref(),
                 ErrorCode::INVALID_REQUEST,
                 &format!(
@@ -82,12 +82,12 @@ impl<R: AsyncRead + Send + Unpin + 'static> StdioTransport<R> {
             self.route.line(self.lines.text())
         };
         match routed {
-            Routed::Rmcp(message) => Some(message),
-            Routed::Reply(answer) => {
+            RoutedLine::Rmcp(message) => Some(message),
+            RoutedLine::Reply(answer) => {
                 self.reply = Some(answer);
                 None
             }
-            Routed::Done => None,
+            RoutedLine::Done => None,
         }
     }
 }

@@ -46,7 +46,7 @@ pub(super) struct Router {
     clippy::large_enum_variant,
     reason = "lives for one line and is returned unboxed as rmcp's message; boxing would allocate per message"
 )]
-pub(super) enum Routed {
+pub(super) enum RoutedLine {
     Rmcp(RxJsonRpcMessage<RoleServer>),
     Reply(Vec<u8>),
     Done,
@@ -106,7 +106,7 @@ impl Router {
         &self.answers
     }
 
-    pub(super) fn line(&mut self, text: &[u8]) -> Routed {
+    pub(super) fn line(&mut self, text: &[u8]) -> RoutedLine {
         let incoming = match self.initialized {
             true => match self.state.route(text) {
                 Routing::Door(id, request) => return self.door(&id, request),
@@ -115,17 +115,17 @@ impl Router {
             false => envelope::read(text),
         };
         match incoming {
-            Incoming::Blank => Routed::Done,
-            Incoming::Refused(answer) => Routed::Reply(answer),
+            Incoming::Blank => RoutedLine::Done,
+            Incoming::Refused(answer) => RoutedLine::Reply(answer),
             Incoming::Ignored(why) => {
                 tracing::debug!(%why, "ignoring a notification that cannot be read");
-                Routed::Done
+                RoutedLine::Done
             }
             Incoming::Response => match serde_json::from_slice(text) {
-                Ok(message) => Routed::Rmcp(message),
+                Ok(message) => RoutedLine::Rmcp(message),
                 Err(error) => {
                     tracing::debug!(%error, "ignoring a response that cannot be read");
-                    Routed::Done
+                    RoutedLine::Done
                 }
             },
             Incoming::Notification { method, params } => self.notification(text, &method, params),
@@ -133,7 +133,7 @@ impl Router {
         }
     }
 
-    fn notification(&mut self, text: &[u8], method: &str, params: Option<&RawValue>) -> Routed {
+    fn notification(&mut self, text: &[u8], method: &str, params: Option<&RawValue>) -> RoutedLine {
         if method == "notifications/cancelled" {
             return self.cancelled(params);
         }
@@ -145,51 +145,51 @@ impl Router {
                 {
                     self.initialized = true;
                 }
-                Routed::Rmcp(message)
+                RoutedLine::Rmcp(message)
             }
             Err(error) => {
                 tracing::debug!(%method, %error, "ignoring a notification that cannot be read");
-                Routed::Done
+                RoutedLine::Done
             }
         }
     }
 
     /// The agent cancels one of its requests: the call stops, the id is free again, and the
     /// request gets no answer.
-    fn cancelled(&mut self, params: Option<&RawValue>) -> Routed {
+    fn cancelled(&mut self, params: Option<&RawValue>) -> RoutedLine {
         let Some((id, reason)) = envelope::cancelled_request(params) else {
             tracing::debug!("ignoring notifications/cancelled without a requestId");
-            return Routed::Done;
+            return RoutedLine::Done;
         };
         match self.state.cancel(&id) {
             Cancelled::Direct => {
                 tracing::debug!(%id, "call cancelled by the client");
-                Routed::Done
+                RoutedLine::Done
             }
             Cancelled::Rmcp(internal) => {
                 let params = CancelledNotificationParam::new(Some(internal), reason);
                 let notification =
                     ClientNotification::CancelledNotification(CancelledNotification::new(params));
-                Routed::Rmcp(ClientJsonRpcMessage::notification(notification))
+                RoutedLine::Rmcp(ClientJsonRpcMessage::notification(notification))
             }
             Cancelled::Unknown => {
                 tracing::debug!(%id, "cancellation of a request that is not in flight");
-                Routed::Done
+                RoutedLine::Done
             }
         }
     }
 
     /// A request for rmcp (the door did not take it).
-    fn request(&mut self, id: &AgentId, method: &str, params: Option<&RawValue>) -> Routed {
+    fn request(&mut self, id: &AgentId, method: &str, params: Option<&RawValue>) -> RoutedLine {
         let requests = self.state.requests();
         let Ok(internal) = requests.begin_rmcp(id) else {
-            return Routed::Reply(InUse::answer(id));
+            return RoutedLine::Reply(InUse::answer(id));
         };
         match for_rmcp(internal.clone(), method, params) {
-            Ok(message) => Routed::Rmcp(message),
+            Ok(message) => RoutedLine::Rmcp(message),
             Err(refusal) => {
                 requests.finish_rmcp(&internal);
-                Routed::Reply(envelope::error_line(
+                RoutedLine::Reply(envelope::error_line(
                     Some(id),
                     ErrorCode::INVALID_PARAMS,
                     &refusal,
@@ -201,14 +201,14 @@ impl Router {
 
 impl Router {
     /// Gives `request` to the session's door; its answer is written when it comes.
-    fn door(&mut self, id: &AgentId, request: Request) -> Routed {
+    fn door(&mut self, id: &AgentId, request: Request) -> RoutedLine {
         let progress = Some(ProgressOut::Lines(self.answers.out.clone()));
         match self.state.take(id, request, progress) {
             Ok(answer) => {
                 self.answers.spawn(id.clone(), answer);
-                Routed::Done
+                RoutedLine::Done
             }
-            Err(_) => Routed::Reply(InUse::answer(id)),
+            Err(_) => RoutedLine::Reply(InUse::answer(id)),
         }
     }
 }

@@ -50,7 +50,7 @@ const DRAIN_LIMIT: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// The session as the server set it.
 #[derive(Default)]
-struct Session {
+struct RemoteSession {
     id: Option<HeaderValue>,
     protocol: Option<HeaderValue>,
     /// The child's `initialize`, sent again when the session must be renewed.
@@ -63,7 +63,7 @@ struct Session {
 
 struct Streamable {
     bridge: Arc<Bridge>,
-    session: Mutex<Session>,
+    session: Mutex<RemoteSession>,
     renewing: tokio::sync::Mutex<()>,
     listening: AtomicBool,
 }
@@ -75,9 +75,9 @@ pub(super) async fn run(
 ) {
     let client = Arc::new(Streamable {
         bridge: bridge.clone(),
-        session: Mutex::new(Session {
+        session: Mutex::new(RemoteSession {
             protocol: protocol.map(HeaderValue::from_static),
-            ..Session::default()
+            ..RemoteSession::default()
         }),
         renewing: tokio::sync::Mutex::new(()),
         listening: AtomicBool::new(false),
@@ -99,7 +99,7 @@ pub(super) async fn run(
 }
 
 impl Streamable {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Session> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, RemoteSession> {
         locks::lock(&self.session)
     }
 
