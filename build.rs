@@ -1,18 +1,17 @@
 //! Links the code that serves calls together. LTO puts each function in a section of its own,
-//! and the linker lays them out in the order it meets them: the ~560 functions a forwarded call
-//! runs (stdio and HTTP) were spread over 469 pages of a 14 MB `.text`, each page shared with
-//! code that never runs again. `benches/hot_code.order` lists them first, then start-up's, and
-//! LLD places them in that order (`--symbol-ordering-file`), so a call's code fills 238
-//! contiguous pages. Measured in turn with the same code linked both ways, `serve --http` took
-//! 1.17–1.19 × the HTTP floor's CPU per call against 1.28 ×, a start 300 page faults against
-//! 355, and a session with 16 children open 8.7 MB resident against 15.8 (the code it runs is
-//! faulted in 64 KiB at a time; docs/performance.md, the ninth round).
+//! and the linker lays them out in the order it meets them: the functions a forwarded call runs
+//! (stdio and HTTP) were spread over hundreds of pages of `.text`, each page shared with code
+//! that never runs again. `benches/hot_code.order` lists them first, then start-up's, and LLD
+//! places them in that order (`--symbol-ordering-file`), so a call's code fills contiguous
+//! pages: fewer page faults a start and less memory resident with children open, measured with
+//! the same code linked both ways (docs/performance.md, the ninth round and round 4's check).
 //!
 //! Only where the linker is LLD, which rustc uses by default for x86_64 Linux since 1.90 unless
 //! another linker is set, and only for optimized builds. The names are a release build's, and
-//! most carry a hash of toolshelf's crate, which changes with any dependency or the toolchain:
-//! `python3 benches/hot_code.py` writes the file again then. A name the build does not have is
-//! skipped, so a stale file costs only the order it no longer gives.
+//! most carry a hash that changes with any dependency or the toolchain, which LLD would skip
+//! without a word: `benches/hot_code.toolchain` records what the file was written for, and
+//! `tests/it/hot_code.rs` fails when the build is another's; `python3 benches/hot_code.py`
+//! writes both files again.
 //! `TOOLSHELF_HOT_CODE_ORDER=0` links without it, to measure the difference;
 //! `TOOLSHELF_LINK_MAP=FILE` has LLD write its map there, where the script counts the names found.
 

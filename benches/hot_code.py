@@ -11,8 +11,10 @@ first those whose cost grew with the calls (hottest first), then the rest that s
 Functions of shared libraries (glibc's memcpy, malloc) are not toolshelf's to place. Then it
 links the release binary again as `cargo build --release` does, with LLD's map, and counts the
 names of the file that link placed: all of them, unless the build's names are not the ones the
-file was written from."""
+file was written from. Beside the order it writes benches/hot_code.toolchain: the compiler and
+the Cargo.lock the names come from, which tests/it/hot_code.rs holds the build to."""
 
+import hashlib
 import json
 import os
 import re
@@ -26,6 +28,8 @@ from callgrind_runs import INITIALIZE, INITIALIZED, OPEN, over_http, over_stdio,
 
 ROOT = Path(__file__).resolve().parent.parent
 ORDER = ROOT / "benches" / "hot_code.order"
+# What the order's names were made by: `tests/it/hot_code.rs` fails when the build is another's.
+TOOLCHAIN = ROOT / "benches" / "hot_code.toolchain"
 CALLS, LARGE = 1000, 20
 
 
@@ -59,6 +63,7 @@ def main():
         hot = sorted((n for n, c in costs.items() if c > 0 and n in defined), key=lambda n: -costs[n])
         start = sorted(n for n, c in costs.items() if c == 0 and n in defined)
         ORDER.write_text("".join(name + "\n" for name in hot + start))
+        TOOLCHAIN.write_text(toolchain())
         print(f"{ORDER.relative_to(ROOT)}: {len(hot)} functions that serve calls, "
               f"{len(start)} of start-up", file=sys.stderr)
         linked = work / "toolshelf.map"
@@ -71,6 +76,15 @@ def main():
         found = sum(name in placed for name in hot + start)
         print(f"the release link placed {found} of its {len(hot) + len(start)} names",
               file=sys.stderr)
+
+
+def toolchain():
+    """The compiler and the dependencies the names come from: a symbol's hash changes with either
+    (and with toolshelf's version, which Cargo.lock holds)."""
+    verbose = subprocess.run(["rustc", "-vV"], capture_output=True, text=True, check=True).stdout
+    commit = next(line for line in verbose.splitlines() if line.startswith("commit-hash: "))
+    lock = hashlib.sha256((ROOT / "Cargo.lock").read_bytes()).hexdigest()
+    return f"rustc {commit}\nCargo.lock sha256: {lock}\n"
 
 
 def run(command, **env):
