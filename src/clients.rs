@@ -34,7 +34,8 @@ pub enum Format {
 /// The folders a client's config path is made of.
 pub struct Places<'a> {
     pub home: &'a Path,
-    /// The user's config folder: `~/.config` on Linux, `~/Library/Application Support` on macOS.
+    /// The user's config folder: `~/.config` on Linux, `~/Library/Application Support` on macOS,
+    /// `%APPDATA%` on Windows.
     pub config_dir: &'a Path,
     /// The project's folder: the current one.
     pub here: &'a Path,

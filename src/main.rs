@@ -50,7 +50,10 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    runtime.block_on(toolshelf::cli::run(cli.command, shutdown_signal()))
+    runtime.block_on(toolshelf::cli::run(
+        cli.command,
+        toolshelf::signals::shutdown(),
+    ))
 }
 
 fn init_logging(level: Option<&str>, default_filter: &str, access_log: bool) {
@@ -94,19 +97,3 @@ fn return_large_buffers_to_the_system() {
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn return_large_buffers_to_the_system() {}
-
-/// Resolves on SIGINT or SIGTERM.
-async fn shutdown_signal() {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut interrupt), Ok(mut terminate)) = (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-    ) else {
-        tracing::warn!("cannot listen for signals; stop toolshelf by closing its stdin");
-        return std::future::pending().await;
-    };
-    tokio::select! {
-        _ = interrupt.recv() => tracing::info!("SIGINT received"),
-        _ = terminate.recv() => tracing::info!("SIGTERM received"),
-    }
-}

@@ -1,11 +1,12 @@
 //! Files only their owner may read (OAuth logins, the persisted catalog, the audit log); whole
 //! files are written whole or not at all: a reader sees the old file or the new one, never half
-//! of either.
+//! of either. The one place that knows how each system keeps a file to its owner: mode 0600 (a
+//! folder 0700) on Unix; on Windows a new file takes the access list of its folder, and the
+//! folders toolshelf keeps such files in (`%LOCALAPPDATA%`, `%APPDATA%`) are the user's own.
 
 use std::{
     fs,
     io::Write,
-    os::unix::fs::{DirBuilderExt, OpenOptionsExt},
     path::Path,
     sync::atomic::{AtomicU64, Ordering},
     time::SystemTime,
@@ -21,9 +22,7 @@ pub(crate) fn write(path: &Path, text: &[u8]) -> Result<Option<SystemTime>, Stri
         .parent()
         .filter(|parent| !parent.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
+    owner_only_folder(fs::DirBuilder::new().recursive(true))
         .create(folder)
         .map_err(|error| format!("cannot create {}: {error}", folder.display()))?;
     let temporary = path.with_extension(format!(
@@ -31,18 +30,19 @@ pub(crate) fn write(path: &Path, text: &[u8]) -> Result<Option<SystemTime>, Stri
         std::process::id(),
         WRITES.fetch_add(1, Ordering::Relaxed)
     ));
-    let written = fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&temporary)
-        .and_then(|mut file| {
-            file.write_all(text)?;
-            file.sync_all()?;
-            Ok(file.metadata()?.modified().ok())
-        })
-        .and_then(|modified| fs::rename(&temporary, path).map(|()| modified));
+    let written = owner_only(
+        fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true),
+    )
+    .open(&temporary)
+    .and_then(|mut file| {
+        file.write_all(text)?;
+        file.sync_all()?;
+        Ok(file.metadata()?.modified().ok())
+    })
+    .and_then(|modified| fs::rename(&temporary, path).map(|()| modified));
     written.map_err(|error| {
         let _ = fs::remove_file(&temporary);
         format!("cannot write {}: {error}", path.display())
@@ -51,11 +51,21 @@ pub(crate) fn write(path: &Path, text: &[u8]) -> Result<Option<SystemTime>, Stri
 
 /// `path` opened to append to (created 0600 if missing: the audit log).
 pub(crate) fn append(path: &Path) -> std::io::Result<fs::File> {
-    fs::OpenOptions::new()
-        .append(true)
-        .create(true)
-        .mode(0o600)
-        .open(path)
+    owner_only(fs::OpenOptions::new().append(true).create(true)).open(path)
+}
+
+/// `options` making a file only its owner may read (Unix: mode 0600).
+pub(crate) fn owner_only(options: &mut fs::OpenOptions) -> &mut fs::OpenOptions {
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(options, 0o600);
+    options
+}
+
+/// `builder` making folders only their owner may enter (Unix: mode 0700).
+fn owner_only_folder(builder: &mut fs::DirBuilder) -> &mut fs::DirBuilder {
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(builder, 0o700);
+    builder
 }
 
 #[cfg(test)]

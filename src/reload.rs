@@ -1,4 +1,5 @@
-//! Reloading the config while toolshelf serves: on SIGHUP, and with `serve --watch` whenever
+//! Reloading the config while toolshelf serves: on SIGHUP (`signals`; Windows has none), and with
+//! `serve --watch` whenever
 //! the file's content changes (read once a second: no watcher to set up, and a file replaced by
 //! an editor's rename is seen like one written in place). A config with problems is refused,
 //! every problem logged, and the running one stays; a good one goes to the transport, which
@@ -8,7 +9,11 @@ use std::{path::PathBuf, sync::Arc, time::Duration};
 
 use tokio::sync::mpsc;
 
-use crate::{config::Config, flat::FlatSpec};
+use crate::{
+    config::Config,
+    flat::FlatSpec,
+    signals::{RELOAD_REQUEST, ReloadRequests},
+};
 
 /// How often `--watch` reads the file.
 const WATCH_PERIOD: Duration = Duration::from_secs(1);
@@ -24,20 +29,13 @@ pub type Load = Box<dyn Fn() -> Result<Config, Vec<String>> + Send>;
 pub fn start(path: PathBuf, watch: bool, load: Load) -> Reloads {
     let (send, reloads) = mpsc::channel(1);
     tokio::spawn(async move {
-        use tokio::signal::unix::{SignalKind, signal};
-        let mut hangups = match signal(SignalKind::hangup()) {
-            Ok(hangups) => Some(hangups),
-            Err(error) => {
-                tracing::warn!(%error, "cannot listen for SIGHUP; the config is not reloaded on it");
-                None
-            }
-        };
+        let mut requests = ReloadRequests::listen();
         let mut seen = std::fs::read(&path).ok();
         let mut ticks = tokio::time::interval(WATCH_PERIOD);
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             let why = tokio::select! {
-                Some(()) = async { hangups.as_mut()?.recv().await } => "SIGHUP",
+                Some(()) = async { requests.as_mut()?.next().await } => RELOAD_REQUEST,
                 _ = ticks.tick(), if watch => {
                     let now = std::fs::read(&path).ok();
                     if now == seen {

@@ -42,6 +42,7 @@ fn release_start_up_code() {
 fn release_start_up_code() {}
 
 /// The address ranges of `exe`'s executable, read-only mappings in `maps` (its code).
+#[cfg(any(target_os = "linux", test))]
 fn code_mappings_of(maps: &str, exe: &str) -> Vec<(usize, usize)> {
     maps.lines()
         .filter_map(|line| {

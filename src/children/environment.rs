@@ -48,6 +48,26 @@ const SAFE_NAMES: &[&str] = &[
     "CONDA_PREFIX",
     "UV_CACHE_DIR",
     "PIPX_HOME",
+    // Windows: what its programs (Node and Python among them) need to start, and where the
+    // user's folders are
+    "SYSTEMROOT",
+    "WINDIR",
+    "COMSPEC",
+    "PATHEXT",
+    "SYSTEMDRIVE",
+    "USERPROFILE",
+    "APPDATA",
+    "LOCALAPPDATA",
+    "PROGRAMDATA",
+    "PROGRAMFILES",
+    "PROGRAMFILES(X86)",
+    "COMMONPROGRAMFILES",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    "USERNAME",
+    "NUMBER_OF_PROCESSORS",
+    "PROCESSOR_ARCHITECTURE",
+    "OS",
     // TLS trust and proxies, without which nothing reaches a registry behind them
     "SSL_CERT_FILE",
     "SSL_CERT_DIR",
@@ -80,7 +100,10 @@ fn allowed(name: &OsStr, passthrough: &[String]) -> bool {
     let Some(name) = name.to_str() else {
         return false;
     };
-    SAFE_NAMES.contains(&name)
+    // Windows writes its names in any case (`Path`, `SystemRoot`) and reads them in any.
+    SAFE_NAMES
+        .iter()
+        .any(|safe| safe.eq_ignore_ascii_case(name))
         || SAFE_PREFIXES.iter().any(|prefix| name.starts_with(prefix))
         || passthrough.iter().any(|pattern| matches(pattern, name))
 }

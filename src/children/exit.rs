@@ -1,7 +1,9 @@
 //! How a child process ended, or why it never started: what `process` reports and the
 //! registry keeps, in a file of its own so neither imports the other for it.
 
-use std::{fmt, os::unix::process::ExitStatusExt, process::ExitStatus};
+use std::{fmt, process::ExitStatus};
+
+use super::process_tree;
 
 /// How a process ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -9,7 +11,7 @@ pub(crate) struct Exit(pub ExitStatus);
 
 impl fmt::Display for Exit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.0.code(), self.0.signal()) {
+        match (self.0.code(), process_tree::exit_signal(&self.0)) {
             (Some(code), _) => write!(f, "exited with status {code}"),
             (None, Some(signal)) => write!(f, "was killed by signal {signal}"),
             (None, None) => write!(f, "ended ({})", self.0),

@@ -1,6 +1,7 @@
-//! One child's operating-system process: spawned in its own process group, supervised by a task
-//! that records how it ended, its stderr drained line by line into tracing (the last lines kept
-//! for error messages), and stopped with close-stdin → SIGTERM → SIGKILL.
+//! One child's operating-system process: spawned contained (`process_tree`: its own process group,
+//! or Job Object), supervised by a task that records how it ended, its stderr drained line by line
+//! into tracing (the last lines kept for error messages), and stopped with close-stdin → asked to
+//! stop → its tree killed.
 
 use std::{
     collections::VecDeque,
@@ -12,7 +13,7 @@ use std::{
     time::Duration,
 };
 
-use process_wrap::tokio::{ChildWrapper, CommandWrap, KillOnDrop, ProcessGroup};
+use process_wrap::tokio::ChildWrapper;
 use tokio::{
     io::AsyncReadExt,
     process::{ChildStderr, ChildStdin, ChildStdout},
@@ -24,6 +25,7 @@ use tracing::Instrument;
 use super::{
     environment,
     exit::{Exit, SpawnError},
+    process_tree,
     registry::{ProcessRegistry, Registration},
 };
 use crate::config::LocalServer;
@@ -89,19 +91,23 @@ impl Process {
         spec: &LocalServer,
         span: tracing::Span,
     ) -> Result<(Process, Pipes), SpawnError> {
-        let mut command = tokio::process::Command::new(&spec.command);
+        let mut environment = environment::inherited(spec, std::env::vars_os());
+        environment.extend(
+            spec.env
+                .iter()
+                .map(|(key, value)| (key.into(), value.into())),
+        );
+        let mut command =
+            tokio::process::Command::new(process_tree::program(&spec.command, &environment));
         command
             .args(&spec.args)
             .env_clear()
-            .envs(environment::inherited(spec, std::env::vars_os()))
-            .envs(spec.env.iter().map(|(key, value)| (key, value)))
+            .envs(environment)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         command.current_dir(spec.cwd.as_ref().unwrap_or(&spec.config_dir));
-        die_with_parent(&mut command);
-        let mut wrapped = CommandWrap::from(command);
-        wrapped.wrap(ProcessGroup::leader()).wrap(KillOnDrop);
+        let mut wrapped = process_tree::contain(command);
 
         let stop = CancellationToken::new();
         let (exit_tx, exit) = watch::channel(None);
@@ -200,41 +206,17 @@ impl Process {
     }
 }
 
-/// Asks Linux to SIGKILL the child when toolshelf dies, even by SIGKILL, so that no child outlives
-/// it. The process group handles every orderly stop; this covers the one toolshelf cannot see.
-#[cfg(target_os = "linux")]
-#[allow(unsafe_code)]
-fn die_with_parent(command: &mut tokio::process::Command) {
-    let parent = std::process::id();
-    // SAFETY: the closure runs in the forked child before exec and calls only async-signal-safe
-    // functions (prctl, getppid, _exit), touching no memory shared with the parent.
-    unsafe {
-        command.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            // The parent may have died between fork and prctl: then nobody will send the signal.
-            if libc::getppid() as u32 != parent {
-                libc::_exit(1);
-            }
-            Ok(())
-        });
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn die_with_parent(_command: &mut tokio::process::Command) {}
-
-/// Waits for the child to exit, or for `stop`: then gives it `STOP_GRACE`, sends SIGTERM to its
-/// group, gives it `STOP_GRACE` again, and kills the group. However the leader ended, whatever
-/// it left running in its group (npx → node, `sh -c "server; true"` → server) is killed then.
+/// Waits for the child to exit, or for `stop`: then gives it `STOP_GRACE`, asks its tree to stop
+/// (SIGTERM to its group on Unix), gives it `STOP_GRACE` again, and kills the tree. However the
+/// child itself ended, whatever it left running (npx → node, `sh -c "server; true"` → server) is
+/// killed then.
 async fn supervise(
     mut child: Box<dyn ChildWrapper>,
     stop: CancellationToken,
     ending: &AtomicBool,
 ) -> Option<Exit> {
     let exit = wait_or_stop(&mut child, stop, ending).await;
-    let _ = child.signal(SIGKILL);
+    process_tree::kill_tree(&mut child);
     exit
 }
 
@@ -254,13 +236,13 @@ async fn wait_or_stop(
     if let Ok(status) = tokio::time::timeout(STOP_GRACE, child.wait()).await {
         return status.ok().map(Exit);
     }
-    tracing::debug!("child did not exit after stdin closed; sending SIGTERM");
-    if child.signal(SIGTERM).is_ok()
+    tracing::debug!("child did not exit after stdin closed; asking it to stop");
+    if process_tree::ask_to_stop(child)
         && let Ok(status) = tokio::time::timeout(STOP_GRACE, child.wait()).await
     {
         return status.ok().map(Exit);
     }
-    tracing::warn!("child ignored SIGTERM; killing its process group");
+    tracing::warn!("child did not stop when asked; killing its process tree");
     let _ = Box::into_pin(child.kill()).await;
     child.wait().await.ok().map(Exit)
 }
@@ -281,9 +263,6 @@ fn log_exit(exit: Option<Exit>, expected: bool) {
         }
     }
 }
-
-const SIGTERM: i32 = 15;
-const SIGKILL: i32 = 9;
 
 /// Reads stderr to the end, logging each line and keeping the last ones.
 async fn drain_stderr(mut pipe: ChildStderr, tail: Arc<StderrTail>, done: watch::Sender<bool>) {

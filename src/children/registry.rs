@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{
     exit::{Exit, SpawnError},
-    guard::Guard,
+    process_tree,
 };
 use crate::locks;
 
@@ -54,7 +54,7 @@ impl Drop for Unregister {
     fn drop(&mut self) {
         self.registry.lock().live.remove(&self.id);
         if let Some(group) = self.group {
-            Guard::shared().release(group);
+            process_tree::release(group);
         }
     }
 }
@@ -79,7 +79,7 @@ impl ProcessRegistry {
         // Each child leads its own process group, so its pid is the group's id.
         let group = child.id();
         if let Some(group) = group {
-            Guard::shared().watch(group);
+            process_tree::watch(group);
         }
         let id = state.next_id;
         state.next_id += 1;

@@ -121,7 +121,7 @@ pub async fn login(
         LOGIN_TIMEOUT.as_secs() / 60
     );
     if open_browser {
-        browse(&authorize);
+        crate::children::open_in_browser(&authorize);
     }
     let redirect = tokio::time::timeout(LOGIN_TIMEOUT, callback.wait())
         .await
@@ -299,31 +299,6 @@ async fn challenge(server: &RemoteServer) -> Option<String> {
     }
     let challenge = response.headers().get(WWW_AUTHENTICATE)?;
     challenge.to_str().ok().map(str::to_owned)
-}
-
-/// Opens `url` in the user's browser when there is a desktop to show it on; the URL is printed
-/// either way.
-fn browse(url: &str) {
-    let opener = if cfg!(target_os = "macos") {
-        "open"
-    } else if std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some()
-    {
-        "xdg-open"
-    } else {
-        return;
-    };
-    if let Ok(mut child) = tokio::process::Command::new(opener)
-        .arg(url)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-    {
-        // Reaped in the background: the opener hands the URL over and exits.
-        tokio::spawn(async move {
-            let _ = child.wait().await;
-        });
-    }
 }
 
 fn origin(url: &reqwest::Url) -> String {

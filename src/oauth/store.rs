@@ -6,7 +6,6 @@ use crate::locks;
 use std::{
     fs,
     io::Read,
-    os::unix::fs::OpenOptionsExt,
     path::{Path, PathBuf},
     sync::{Arc, Mutex},
     time::{Duration, Instant, SystemTime},
@@ -152,11 +151,8 @@ const LOCK_WAIT: Duration = Duration::from_secs(30);
 /// The lock file at `path`, locked; the lock ends when the file is dropped. Polled: the one
 /// runtime thread must not block on another process.
 async fn lock_file(path: &Path) -> Result<fs::File, String> {
-    let file = fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
+    let mut options = fs::OpenOptions::new();
+    let file = crate::private_file::owner_only(options.write(true).create(true).truncate(false))
         .open(path)
         .map_err(|error| format!("cannot open {}: {error}", path.display()))?;
     let deadline = Instant::now() + LOCK_WAIT;

@@ -3,6 +3,7 @@
 
 mod architecture;
 mod architecture_names;
+mod architecture_platforms;
 mod architecture_texts;
 mod audit;
 mod bench_smoke;
@@ -38,6 +39,7 @@ mod package_files;
 mod packaging;
 mod persisted_catalog;
 mod persisted_catalog_kinds;
+mod platforms;
 mod policy;
 mod raw_arguments;
 mod readme;

@@ -1,4 +1,4 @@
-//! The guard: a second, small process that kills toolshelf's process groups when toolshelf is
+//! Unix: the guard, a second, small process that kills toolshelf's process groups when toolshelf is
 //! gone, however it went. The parent-death signal reaches only each direct child, so a grandchild
 //! that ignores both the end of its input and SIGTERM (a server run as `sh -c "server; true"`)
 //! would outlive a SIGKILLed toolshelf. The guard is toolshelf's own binary
@@ -22,9 +22,6 @@ use std::{
 
 use crate::locks;
 use nix::{sys::signal, unistd::Pid};
-
-/// The argument that runs toolshelf as the guard.
-pub const GUARD_COMMAND: &str = "process-guard";
 
 /// toolshelf's end of the guard (`Guard::shared`): started on first use; without it (it could
 /// not be started), children still have their parent-death signal.
@@ -83,7 +80,7 @@ impl Guard {
 fn start() -> Pipe {
     let spawned = std::env::current_exe().and_then(|exe| {
         Command::new(exe)
-            .arg(GUARD_COMMAND)
+            .arg(super::GUARD_COMMAND)
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
