@@ -59,4 +59,5 @@ mod subscriptions;
 mod supervision;
 mod task_progress;
 mod variables;
+mod windows;
 mod wire;

@@ -1,14 +1,14 @@
 //! toolshelf builds for the systems it ships for, not only the one the tests run on: a `cargo
-//! check` for Windows and for macOS (`scripts/check-platforms.sh`, which fetches the targets'
-//! standard libraries and zig into target/), so a `cfg` that breaks one system fails here.
-//! The two stand for every target: no code asks for an architecture, only for a system
-//! (`architecture_platforms`).
+//! check` for macOS (`scripts/check-platforms.sh`, which fetches the target's standard library
+//! and zig into target/), so a `cfg` that breaks it fails here; Windows is built and run under
+//! Wine (`windows.rs`). The two stand for every target: no code asks for an architecture, only
+//! for a system (`architecture_platforms`).
 
 #[test]
-fn toolshelf_checks_for_windows_and_macos() {
+fn toolshelf_checks_for_macos() {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/check-platforms.sh");
     let output = std::process::Command::new("bash")
-        .args([script, "x86_64-pc-windows-gnu", "aarch64-apple-darwin"])
+        .args([script, "aarch64-apple-darwin"])
         .output()
         .expect("bash runs");
     let said = String::from_utf8_lossy(&output.stderr);
