@@ -93,9 +93,27 @@ impl Drop for Leftovers {
     }
 }
 
+/// Stops Wine's own processes of the prefix (its server and services) when the test ends.
+struct WineServer(std::path::PathBuf);
+
+impl Drop for WineServer {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new(self.0.join("root/usr/lib/wine/wineserver64"))
+            .arg("-k")
+            .env("WINEPREFIX", self.0.join("prefix"))
+            .status();
+    }
+}
+
 #[tokio::test]
 async fn toolshelf_for_windows_serves_a_session_under_wine() {
     let (dir, wine) = windows_folder();
+    let _server = WineServer(
+        Path::new(&wine)
+            .parent()
+            .expect("the wine folder")
+            .to_owned(),
+    );
     let folder = windows_path(dir.path());
     let config = json!({"toolboxes": {
         "dev": {"description": "The fixture under Wine", "mcpServers": {
