@@ -3,7 +3,7 @@
 # host's: Windows (x86_64-pc-windows-gnu), macOS (aarch64-apple-darwin, x86_64-apple-darwin) and
 # Linux on ARM (aarch64-unknown-linux-gnu). Fast, and it catches a `cfg` that breaks one
 # system. Give targets to check only those (the test suite checks macOS; its Windows build,
-# scripts/build-windows.sh, checks Windows). The tools: scripts/cross-env.sh.
+# scripts/cross-build.sh, builds Windows and macOS). The tools: scripts/cross-env.sh.
 set -euo pipefail
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then

@@ -12,7 +12,7 @@ use tokio::sync::mpsc;
 use crate::{
     config::Config,
     flat::FlatSpec,
-    signals::{RELOAD_REQUEST, ReloadRequests},
+    signals::{RELOAD_AGAIN, RELOAD_REQUEST, ReloadRequests},
 };
 
 /// How often `--watch` reads the file.
@@ -57,7 +57,7 @@ pub fn start(path: PathBuf, watch: bool, load: Load) -> Reloads {
                     for problem in &problems {
                         tracing::error!(file = %path.display(), %problem, "the config was not reloaded");
                     }
-                    tracing::error!(file = %path.display(), count = problems.len(), "the config has problems, so the running one stays: fix them and save again (or send SIGHUP)");
+                    tracing::error!(file = %path.display(), count = problems.len(), "the config has problems, so the running one stays: {RELOAD_AGAIN}");
                 }
             }
         }

@@ -72,3 +72,11 @@ impl ReloadRequests {
 
 /// The name of a reload request in the log: what the user sends.
 pub(crate) const RELOAD_REQUEST: &str = "SIGHUP";
+
+/// What to do when a reload found problems: the ways this system has to ask for another.
+#[cfg(unix)]
+pub(crate) const RELOAD_AGAIN: &str =
+    "fix them, then save the file again (with --watch) or send SIGHUP";
+#[cfg(not(unix))]
+pub(crate) const RELOAD_AGAIN: &str =
+    "fix them, then save the file again (serve --watch reloads on each save)";

@@ -18,25 +18,28 @@ const PACKAGE: &str = "toolshelf-mcp";
 impl ClientLaunch {
     pub(super) fn of_this_program() -> ClientLaunch {
         let program = std::env::current_exe()
-            .and_then(std::fs::canonicalize)
-            .unwrap_or_else(|_| PathBuf::from("toolshelf"));
+            .ok()
+            .and_then(|program| crate::children::process_tree::path_for_clients(&program))
+            .unwrap_or_else(|| PathBuf::from("toolshelf"));
         ClientLaunch::of(&program)
     }
 
     fn of(program: &Path) -> ClientLaunch {
         let path = program.to_string_lossy();
+        // The caches' folders, whichever separator the system writes.
+        let folders = path.replace('\\', "/");
         let pinned = format!("{PACKAGE}@{}", env!("CARGO_PKG_VERSION"));
-        if path.contains("/_npx/") {
+        if folders.contains("/_npx/") {
             ClientLaunch {
                 command: "npx".into(),
                 prefix: vec!["-y".into(), pinned],
             }
-        } else if path.contains("/uv/archive-v") {
+        } else if folders.contains("/uv/archive-v") || folders.contains("/uv/cache/archive-v") {
             ClientLaunch {
                 command: "uvx".into(),
                 prefix: vec![pinned],
             }
-        } else if path.contains("/pipx/.cache/") {
+        } else if folders.contains("/pipx/.cache/") {
             let spec = format!("{PACKAGE}=={}", env!("CARGO_PKG_VERSION"));
             ClientLaunch {
                 command: "pipx".into(),
@@ -50,9 +53,15 @@ impl ClientLaunch {
         }
     }
 
+    /// The command and arguments a client's entry holds to serve `config`, as the client's
+    /// system starts them (on Windows, `npx` through `cmd /c`).
+    pub(super) fn entry(&self, config: &Path) -> (String, Vec<String>) {
+        crate::children::process_tree::command_for_clients(self.command.clone(), self.args(config))
+    }
+
     /// The arguments that serve `config` (an absolute path: clients start servers from folders
     /// of their own).
-    pub(super) fn args(&self, config: &Path) -> Vec<String> {
+    fn args(&self, config: &Path) -> Vec<String> {
         let mut args = self.prefix.clone();
         args.extend([
             "serve".into(),
@@ -86,6 +95,13 @@ mod tests {
         );
         let uvx = ClientLaunch::of(Path::new("/home/u/.cache/uv/archive-v0/AbC/bin/toolshelf"));
         assert_eq!(uvx.command, "uvx");
+        // The same caches on Windows.
+        for windows in [
+            r"C:\Users\u\AppData\Local\npm-cache\_npx\1a2b\node_modules\toolshelf-mcp-win32-x64\bin\toolshelf.exe",
+            r"C:\Users\u\AppData\Local\uv\cache\archive-v0\AbC\Scripts\toolshelf.exe",
+        ] {
+            assert_ne!(ClientLaunch::of(Path::new(windows)).command, windows);
+        }
         let pipx = ClientLaunch::of(Path::new(
             "/home/u/.local/pipx/.cache/0123abcd/bin/toolshelf",
         ));

@@ -66,7 +66,7 @@ pub fn install(request: &InstallRequest<'_>, out: &mut dyn Write) -> std::io::Re
             return Ok(CommandEnd::Usage);
         }
     };
-    let config = std::fs::canonicalize(&config).unwrap_or(config);
+    let config = crate::children::process_tree::path_for_clients(&config).unwrap_or(config);
     let entry = toolshelf_entry(request.client, &config, &env);
     change(request, Kind::Install, out, |format, text, key, _file| {
         edit::set(format, text, key, ENTRY_NAME, &entry).map(Some)
@@ -81,7 +81,8 @@ pub(crate) fn toolshelf_entry(
     env: &serde_json::Map<String, serde_json::Value>,
 ) -> serde_json::Value {
     let launch = launch::ClientLaunch::of_this_program();
-    let mut entry = client.stdio_entry(&launch.command, &launch.args(config));
+    let (command, args) = launch.entry(config);
+    let mut entry = client.stdio_entry(&command, &args);
     if !env.is_empty()
         && let Some(members) = entry.as_object_mut()
     {

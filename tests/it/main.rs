@@ -7,6 +7,7 @@ mod architecture_platforms;
 mod architecture_texts;
 mod audit;
 mod bench_smoke;
+mod binary_checks;
 mod catalog;
 mod child_offers;
 mod cli;

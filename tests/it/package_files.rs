@@ -36,16 +36,22 @@ fn pyproject(key: &str) -> String {
 fn every_package_has_the_crate_s_version_and_the_registry_s_names() {
     let version = crate_version();
     let launcher = json("packaging/npm/toolshelf-mcp/package.json");
-    let platform = json("packaging/npm/toolshelf-mcp-linux-x64/package.json");
+    let platforms = json("packaging/platforms.json");
     let bundle = json("packaging/mcpb/manifest.json");
     let server = json("packaging/registry/server.json");
 
     assert_eq!(launcher["version"], version.as_str());
-    assert_eq!(platform["version"], version.as_str());
+    // The launcher depends on each platform's package (scripts/stage_packages.py names them so),
+    // at the same version.
+    let mut expected = serde_json::Map::new();
+    for platform in platforms["platforms"].as_array().expect("platforms") {
+        let node = platform["node"].as_str().expect("node");
+        expected.insert(format!("toolshelf-mcp-{node}"), version.as_str().into());
+    }
     assert_eq!(
-        launcher["optionalDependencies"][platform["name"].as_str().expect("name")],
-        version.as_str(),
-        "the launcher depends on its platform package at the same version"
+        launcher["optionalDependencies"],
+        Value::Object(expected),
+        "packaging/npm/toolshelf-mcp/package.json's optionalDependencies: one per platform of packaging/platforms.json"
     );
     assert_eq!(bundle["version"], version.as_str());
     assert_eq!(server["version"], version.as_str());

@@ -22,7 +22,7 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// The folder holding the built packages, built on first use; `TOOLSHELF_PACKAGES=OUT` tests
 /// the packages a `scripts/package.sh OUT` built instead (a release's, say).
-fn packages() -> PathBuf {
+pub(crate) fn packages() -> PathBuf {
     if let Some(built) = std::env::var_os("TOOLSHELF_PACKAGES") {
         return PathBuf::from(built);
     }

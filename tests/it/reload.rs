@@ -117,7 +117,7 @@ async fn sighup_swaps_in_a_good_config_and_keeps_the_running_one_on_a_bad_one() 
         logged.contains("toolboxes.dev.mcpServers: is empty"),
         "{logged}"
     );
-    let kept = "the config has problems, so the running one stays: fix them and save again (or send SIGHUP)";
+    let kept = "the config has problems, so the running one stays: fix them, then save the file again (with --watch) or send SIGHUP";
     assert!(logged.contains(kept), "{logged}");
     crate::docs::assert_quoted(kept);
     assert!(logged.contains("extra: unknown key"), "{logged}");

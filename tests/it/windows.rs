@@ -2,8 +2,9 @@
 //! roots as desktop clients do) on Linux over stdio: the fixture's Windows build started by a
 //! bare name (`PATHEXT` finds `toolshelf-fixture.exe`) and through a `.cmd` shim (as `npx` is
 //! `npx.cmd`), a call, a child that crashes and is started again, a config error naming a
-//! Windows path, and toolshelf killed with its children gone (their Job Objects). The builds
-//! come from `scripts/build-windows.sh`, Wine from `scripts/fetch-wine.sh`, both into target/.
+//! Windows path, toolshelf killed with its children gone (their Job Objects), and `install
+//! --client claude-desktop` into Wine's %APPDATA% with a session through its entry. The builds
+//! come from `scripts/cross-build.sh`, Wine from `scripts/fetch-wine.sh`, both into target/.
 
 use std::{path::Path, process::Stdio};
 
@@ -12,13 +13,14 @@ use serde_json::{Value, json};
 
 use crate::harness::{ClientKind, eventually, is_alive, serve_command_as, text};
 
-/// Runs `script` from scripts/ and gives the last line it printed.
-fn script(name: &str) -> String {
+/// Runs `script` from scripts/ with `args` and gives the last line it printed.
+fn script(name: &str, args: &[&str]) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("scripts")
         .join(name);
     let output = std::process::Command::new("bash")
         .arg(&path)
+        .args(args)
         .stderr(Stdio::inherit())
         .output()
         .expect("bash runs");
@@ -38,7 +40,11 @@ fn windows_path(path: &Path) -> String {
 /// A folder with toolshelf.exe, the fixture, the `.cmd` shim and Wine's missing DLL, and the
 /// Wine wrapper.
 fn windows_folder() -> (tempfile::TempDir, String) {
-    let (built, wine) = (script("build-windows.sh"), script("fetch-wine.sh"));
+    let built = script(
+        "cross-build.sh",
+        &["x86_64-pc-windows-gnu", "toolshelf", "toolshelf-fixture"],
+    );
+    let wine = script("fetch-wine.sh", &[]);
     let dir = tempfile::tempdir().expect("tempdir");
     for file in ["toolshelf.exe", "toolshelf-fixture.exe"] {
         std::fs::copy(Path::new(&built).join(file), dir.path().join(file)).expect("copy");
@@ -203,4 +209,59 @@ async fn toolshelf_for_windows_serves_a_session_under_wine() {
     })
     .await;
     drop(shelf);
+
+    // Into Claude Desktop on Windows: `install --client` writes its entry into Wine's
+    // %APPDATA%, and a session runs through that entry as the client would start it.
+    let prefix = Path::new(&wine).with_file_name("prefix");
+    let installed = toolshelf(
+        &wine,
+        dir.path(),
+        &[
+            "install",
+            "--client",
+            "claude-desktop",
+            "--config",
+            &config_path,
+        ],
+    )
+    .output()
+    .await
+    .expect("wine runs");
+    assert!(installed.status.success(), "{installed:?}");
+    let users = std::fs::read_dir(prefix.join("drive_c/users")).expect("Wine's users");
+    let written: Vec<std::path::PathBuf> = users
+        .flatten()
+        .map(|user| {
+            user.path()
+                .join("AppData/Roaming/Claude/claude_desktop_config.json")
+        })
+        .filter(|file| file.is_file())
+        .collect();
+    assert_eq!(written.len(), 1, "one Claude Desktop config in {prefix:?}");
+    let client: Value =
+        serde_json::from_slice(&std::fs::read(&written[0]).expect("reads")).expect("JSON");
+    let entry = &client["mcpServers"]["toolshelf"];
+    let program = entry["command"].as_str().expect("command");
+    assert_eq!(program, format!("{folder}\\toolshelf.exe"), "{entry}");
+    assert_eq!(
+        entry["args"],
+        json!(["serve", "--config", config_path]),
+        "{entry}"
+    );
+    let mut command = tokio::process::Command::new(&wine);
+    command
+        .arg(program)
+        .args(["serve", "--config", &config_path]);
+    let shelf = serve_command_as(command, Stdio::null(), ClientKind::Roots).await;
+    shelf.open("dev").await;
+    let echoed = shelf
+        .use_tool(
+            "dev",
+            "shim",
+            "echo",
+            json!({"message": "from the client's entry"}),
+        )
+        .await;
+    assert_eq!(text(&echoed), r#"{"message":"from the client's entry"}"#);
+    shelf.close().await;
 }

@@ -38,6 +38,18 @@ pub fn run_guard(input: impl std::io::BufRead) {
     for _ in input.lines() {}
 }
 
+/// The path a client's config names to start toolshelf (`install --client`); `None` when it
+/// cannot be made absolute.
+pub(crate) fn path_for_clients(path: &std::path::Path) -> Option<std::path::PathBuf> {
+    system::path_for_clients(path)
+}
+
+/// The command and arguments a client's config holds to run `command` with `args`, as a client
+/// starts programs: without a shell.
+pub(crate) fn command_for_clients(command: String, args: Vec<String>) -> (String, Vec<String>) {
+    system::command_for_clients(command, args)
+}
+
 /// Opens `url` in the user's browser where there is a desktop to show it on (the caller prints
 /// the URL either way): the one program toolshelf starts that is not a child.
 pub(crate) fn open_in_browser(url: &str) {

@@ -83,3 +83,14 @@ fn die_with_parent(command: &mut tokio::process::Command) {
 /// Elsewhere the guard alone covers a SIGKILLed toolshelf.
 #[cfg(not(target_os = "linux"))]
 fn die_with_parent(_command: &mut tokio::process::Command) {}
+
+/// The path a client is given to start toolshelf by: symbolic links resolved (a global npm
+/// install links its binary), so the entry keeps working from the client's own folder.
+pub(super) fn path_for_clients(path: &std::path::Path) -> Option<std::path::PathBuf> {
+    std::fs::canonicalize(path).ok()
+}
+
+/// How a client, which starts programs without a shell, runs `command`: as written.
+pub(super) fn command_for_clients(command: String, args: Vec<String>) -> (String, Vec<String>) {
+    (command, args)
+}

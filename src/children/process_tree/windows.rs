@@ -69,3 +69,28 @@ pub(crate) fn release(_id: u32) {}
 pub(super) fn browser_opener() -> Option<&'static str> {
     Some("explorer")
 }
+
+/// The path a client is given to start toolshelf by: absolute, not canonical, which on Windows
+/// is a `\\?\` path that clients and `cmd` do not all read.
+pub(super) fn path_for_clients(path: &std::path::Path) -> Option<std::path::PathBuf> {
+    std::path::absolute(path).ok()
+}
+
+/// How a client runs `command`: clients start programs without a shell (Node's `spawn`), which
+/// runs an `.exe` only, so `npx`, a `.cmd` on Windows, fails there (`spawn npx ENOENT`). A bare
+/// name not found as an `.exe` or `.com` on this `PATH` goes through `cmd /c`, which finds it
+/// with `PATHEXT` as a shell does.
+pub(super) fn command_for_clients(command: String, args: Vec<String>) -> (String, Vec<String>) {
+    let path = std::env::var("PATH").ok();
+    let found =
+        super::program_search::search(&command, path.as_deref(), Some(".EXE;.COM"), |file| {
+            file.is_file()
+        });
+    let bare = !command.contains(['/', '\\', ':', '.']);
+    if !bare || found.is_some() {
+        return (command, args);
+    }
+    let mut through_cmd = vec!["/c".to_owned(), command];
+    through_cmd.extend(args);
+    ("cmd".to_owned(), through_cmd)
+}

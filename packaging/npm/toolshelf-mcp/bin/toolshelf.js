@@ -8,10 +8,10 @@
 const { spawn } = require("child_process");
 const path = require("path");
 
-// The platforms a package with the binary is published for: `${process.platform}-${process.arch}`.
-const PACKAGES = {
-  "linux-x64": "toolshelf-mcp-linux-x64",
-};
+// The packages with a binary, one per platform, named `toolshelf-mcp-${process.platform}-${process.arch}`:
+// this package's optional dependencies, of which npm installs the one whose `os`, `cpu` and `libc`
+// match this machine.
+const PACKAGES = Object.keys(require("../package.json").optionalDependencies);
 
 function isMusl() {
   if (process.platform !== "linux") return false;
@@ -21,18 +21,20 @@ function isMusl() {
 
 function binary() {
   const platform = `${process.platform}-${process.arch}`;
-  const name = PACKAGES[platform];
+  const name = PACKAGES.find((name) => name === `toolshelf-mcp-${platform}`);
   const libc = isMusl() ? " (musl libc)" : "";
   const fromSource =
     "To build it from source instead (Rust 1.89+), see docs/install.md in toolshelf's repository.";
   if (!name || libc) {
     fail(
       `toolshelf-mcp: no toolshelf binary is published for ${platform}${libc}; ` +
-        `packages exist for: ${Object.keys(PACKAGES).join(", ")} (glibc 2.17+). ${fromSource}`
+        `packages exist for: ${PACKAGES.map((name) => name.replace("toolshelf-mcp-", "")).join(", ")} ` +
+        `(Linux with glibc 2.17+). ${fromSource}`
     );
   }
   try {
-    return path.join(path.dirname(require.resolve(`${name}/package.json`)), "bin", "toolshelf");
+    const file = process.platform === "win32" ? "toolshelf.exe" : "toolshelf";
+    return path.join(path.dirname(require.resolve(`${name}/package.json`)), "bin", file);
   } catch (error) {
     fail(
       `toolshelf-mcp: the package ${name}, which holds the binary for ${platform}, is not installed ` +
