@@ -10,9 +10,14 @@ export PATH="$tools/bin:$PATH" CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/targe
 # macOS: the frameworks toolshelf links, as text stubs (no macOS SDK is reachable here), and the
 # oldest macOS it runs on, 11 (Security's SecTrustEvaluateWithError needs 10.14 anyway).
 export SDKROOT="$root/packaging/macos-sdk" MACOSX_DEPLOYMENT_TARGET=11.0
+# One `rustup target add` at a time: the tests that build for other systems run in parallel.
+mkdir -p "$root/target"
+exec 8>"$root/target/rustup-targets.lock"
+flock 8
 installed="$(rustup target list --installed)"
 for target in "${targets[@]}"; do
   if ! grep -qx "$target" <<<"$installed"; then
     rustup target add "$target" >&2
   fi
 done
+exec 8>&-

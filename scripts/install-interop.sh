@@ -13,6 +13,10 @@ if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
   exit 1
 fi
 mkdir -p "$dest"
+# One install at a time: tests that run in parallel (and scripts/package.sh, which one of them
+# starts) may ask at once, and two `npm ci` in one folder wreck each other's node_modules.
+exec 9>"$dest.lock"
+flock 9
 if [ -f "$dest/.installed" ] && cmp -s "$dest/.installed" "$packages/package-lock.json"; then
   exit 0
 fi

@@ -11,6 +11,10 @@ if ! "$python" -c 'import sys, venv; sys.exit(sys.version_info < (3, 10))' 2>/de
   echo "error: the client tests need Python 3.10+ with the venv module (e.g. apt-get install python3 python3-venv)." >&2
   exit 1
 fi
+# One install at a time: tests that run in parallel may ask for the same environment at once.
+mkdir -p "$(dirname "$dest")"
+exec 9>"$dest.lock"
+flock 9
 if [ -f "$dest/.installed" ] && cmp -s "$dest/.installed" "$requirements"; then
   exit 0
 fi

@@ -50,10 +50,16 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    runtime.block_on(toolshelf::cli::run(
+    let code = runtime.block_on(toolshelf::cli::run(
         cli.command,
         toolshelf::signals::shutdown(),
-    ))
+    ));
+    // Stdin is read by a blocking read on a thread of its own (tokio's), which nothing can
+    // cancel: on Windows, stopped by Ctrl-C while the client (or a terminal) kept stdin open,
+    // toolshelf waited in that read until a line came (seen under Wine). The children are
+    // stopped by now; a write to stdout still under way gets a moment, the read none.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(250));
+    code
 }
 
 fn init_logging(level: Option<&str>, default_filter: &str, access_log: bool) {

@@ -3,7 +3,8 @@
 //! bare name (`PATHEXT` finds `toolshelf-fixture.exe`) and through a `.cmd` shim (as `npx` is
 //! `npx.cmd`), a call, a child that crashes and is started again, a config error naming a
 //! Windows path, toolshelf killed with its children gone (their Job Objects), and `install
-//! --client claude-desktop` into Wine's %APPDATA% with a session through its entry. The builds
+//! --client claude-desktop` into Wine's %APPDATA% with a session through its entry, ended by
+//! Ctrl-C. The builds
 //! come from `scripts/cross-build.sh`, Wine from `scripts/fetch-wine.sh`, both into target/.
 
 use std::{path::Path, process::Stdio};
@@ -263,5 +264,56 @@ async fn toolshelf_for_windows_serves_a_session_under_wine() {
         )
         .await;
     assert_eq!(text(&echoed), r#"{"message":"from the client's entry"}"#);
-    shelf.close().await;
+
+    // Ctrl-C (Wine turns SIGINT into a console program's CTRL_C_EVENT) stops toolshelf, its
+    // stdin still open, and its children with it.
+    let children = Leftovers(running("toolshelf-fixture"));
+    assert!(!children.0.is_empty(), "the toolbox's children run");
+    let mut shelf = shelf;
+    let _ = std::process::Command::new("kill")
+        .args(["-INT", &shelf.pid.to_string()])
+        .status();
+    let ended = tokio::time::timeout(crate::harness::DEADLINE, shelf.process.wait()).await;
+    assert!(ended.is_ok(), "toolshelf for Windows did not end on Ctrl-C");
+    assert_eq!(
+        crate::harness::wait_all_gone(&children.0).await,
+        Vec::<u32>::new(),
+        "children outlived toolshelf's Ctrl-C"
+    );
+    drop(shelf);
+
+    // Run from npx's cache, the entry is npx's, through `cmd /c`: clients start no `.cmd`.
+    let cached = dir
+        .path()
+        .join("_npx/1a2b/node_modules/toolshelf-mcp-win32-x64/bin");
+    std::fs::create_dir_all(&cached).expect("npx's cache");
+    for file in ["toolshelf.exe", "bcryptprimitives.dll"] {
+        std::fs::copy(dir.path().join(file), cached.join(file)).expect("copy");
+    }
+    let file = format!("{folder}\\cursor.json");
+    let installed = toolshelf(
+        &wine,
+        &cached,
+        &[
+            "install",
+            "--client",
+            "cursor",
+            "--file",
+            &file,
+            "--config",
+            &config_path,
+        ],
+    )
+    .output()
+    .await
+    .expect("wine runs");
+    assert!(installed.status.success(), "{installed:?}");
+    let client: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("cursor.json")).expect("reads"))
+            .expect("JSON");
+    let version = env!("CARGO_PKG_VERSION");
+    assert_eq!(
+        client["mcpServers"]["toolshelf"],
+        json!({"command": "cmd", "args": ["/c", "npx", "-y", format!("toolshelf-mcp@{version}"), "serve", "--config", config_path]})
+    );
 }
