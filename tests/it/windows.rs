@@ -67,6 +67,15 @@ fn toolshelf(wine: &str, folder: &Path, args: &[&str]) -> tokio::process::Comman
     command
 }
 
+/// `toolshelf install ARGS…` under Wine, from the toolshelf.exe in `folder`; it must succeed.
+async fn install(wine: &str, folder: &Path, args: &[&str]) {
+    let installed = toolshelf(wine, folder, &[&["install"], args].concat())
+        .output()
+        .await
+        .expect("wine runs");
+    assert!(installed.status.success(), "{installed:?}");
+}
+
 /// The Linux pids of the Windows processes running `exe` (Wine runs each as a process of its
 /// own whose command line names it).
 fn running(exe: &str) -> Vec<u32> {
@@ -214,21 +223,12 @@ async fn toolshelf_for_windows_serves_a_session_under_wine() {
     // Into Claude Desktop on Windows: `install --client` writes its entry into Wine's
     // %APPDATA%, and a session runs through that entry as the client would start it.
     let prefix = Path::new(&wine).with_file_name("prefix");
-    let installed = toolshelf(
+    install(
         &wine,
         dir.path(),
-        &[
-            "install",
-            "--client",
-            "claude-desktop",
-            "--config",
-            &config_path,
-        ],
+        &["--client", "claude-desktop", "--config", &config_path],
     )
-    .output()
-    .await
-    .expect("wine runs");
-    assert!(installed.status.success(), "{installed:?}");
+    .await;
     let users = std::fs::read_dir(prefix.join("drive_c/users")).expect("Wine's users");
     let written: Vec<std::path::PathBuf> = users
         .flatten()
@@ -291,11 +291,10 @@ async fn toolshelf_for_windows_serves_a_session_under_wine() {
         std::fs::copy(dir.path().join(file), cached.join(file)).expect("copy");
     }
     let file = format!("{folder}\\cursor.json");
-    let installed = toolshelf(
+    install(
         &wine,
         &cached,
         &[
-            "install",
             "--client",
             "cursor",
             "--file",
@@ -304,10 +303,7 @@ async fn toolshelf_for_windows_serves_a_session_under_wine() {
             &config_path,
         ],
     )
-    .output()
-    .await
-    .expect("wine runs");
-    assert!(installed.status.success(), "{installed:?}");
+    .await;
     let client: Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("cursor.json")).expect("reads"))
             .expect("JSON");
