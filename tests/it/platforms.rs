@@ -10,26 +10,28 @@ use std::{path::Path, process::Command};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-#[test]
-fn toolshelf_links_for_macos_into_what_macos_runs() {
-    let target = "aarch64-apple-darwin";
-    let built = Command::new("bash")
-        .arg(Path::new(ROOT).join("scripts/cross-build.sh"))
-        .args([target, "toolshelf"])
+/// Runs `scripts/SCRIPT ARGS…`, which must succeed without a compiler warning; gives what it
+/// printed on stdout.
+fn cross(script: &str, args: &[&str]) -> String {
+    let ran = Command::new("bash")
+        .arg(Path::new(ROOT).join("scripts").join(script))
+        .args(args)
         .output()
         .expect("bash runs");
-    let said = String::from_utf8_lossy(&built.stderr);
-    assert!(
-        built.status.success(),
-        "scripts/cross-build.sh failed:\n{said}"
-    );
+    let said = String::from_utf8_lossy(&ran.stderr);
+    assert!(ran.status.success(), "scripts/{script} failed:\n{said}");
     assert!(
         !said.contains("warning:"),
         "warnings on another system:\n{said}"
     );
-    let printed = String::from_utf8_lossy(&built.stdout);
-    let folder = printed.lines().last().expect("the folder");
+    String::from_utf8_lossy(&ran.stdout).into_owned()
+}
 
+#[test]
+fn toolshelf_links_for_macos_into_what_macos_runs() {
+    let target = "aarch64-apple-darwin";
+    let printed = cross("cross-build.sh", &[target, "toolshelf"]);
+    let folder = printed.lines().last().expect("the folder");
     let checked = Command::new(Path::new(ROOT).join("target/cross-tools/bin/python"))
         .arg(Path::new(ROOT).join("scripts/check_binary.py"))
         .arg(target)
@@ -48,18 +50,8 @@ fn toolshelf_links_for_macos_into_what_macos_runs() {
 /// check` (a dependency or a `cfg` that breaks one of them fails here).
 #[test]
 fn toolshelf_checks_for_intel_macos_and_linux_on_arm() {
-    let checked = Command::new("bash")
-        .arg(Path::new(ROOT).join("scripts/check-platforms.sh"))
-        .args(["x86_64-apple-darwin", "aarch64-unknown-linux-gnu"])
-        .output()
-        .expect("bash runs");
-    let said = String::from_utf8_lossy(&checked.stderr);
-    assert!(
-        checked.status.success(),
-        "scripts/check-platforms.sh failed:\n{said}"
-    );
-    assert!(
-        !said.contains("warning:"),
-        "warnings on another system:\n{said}"
+    cross(
+        "check-platforms.sh",
+        &["x86_64-apple-darwin", "aarch64-unknown-linux-gnu"],
     );
 }
