@@ -107,7 +107,9 @@ elif claims["format"] == "Mach-O":
 else:
     if not isinstance(binary, lief.PE.Binary):
         sys.exit(f"{binary_path}: not a PE file, which {target} runs")
-    if binary.header.machine != lief.PE.Header.MACHINE_TYPES.AMD64:
+    types = lief.PE.Header.MACHINE_TYPES
+    machine = {"x86-64": types.AMD64, "arm64": types.ARM64}[claims["machine"]]
+    if binary.header.machine != machine:
         wrong.append(f"built for {binary.header.machine}, not {claims['machine']}")
     if binary.optional_header.magic != lief.PE.PE_TYPE.PE32_PLUS:
         wrong.append("not PE32+")

@@ -3,8 +3,8 @@
 //! target/) compiles with no warning, so a `cfg` that breaks it fails here, and links against
 //! the frameworks' text stubs (packaging/macos-sdk) into what macOS runs
 //! (`scripts/check_binary.py`: Mach-O arm64, macOS 11 at the oldest, a code signature matching
-//! its pages); Intel macOS and Linux on ARM are checked (`scripts/check-platforms.sh`). Windows
-//! is built and run under Wine (`windows.rs`).
+//! its pages); Intel macOS, Linux on ARM and Windows on ARM are checked
+//! (`scripts/check-platforms.sh`). Windows x64 is built and run under Wine (`windows.rs`).
 
 use std::{path::Path, process::Command};
 
@@ -46,12 +46,16 @@ fn toolshelf_links_for_macos_into_what_macos_runs() {
     );
 }
 
-/// The targets neither this test nor `windows` builds: Intel macOS and Linux on ARM, by `cargo
-/// check` (a dependency or a `cfg` that breaks one of them fails here).
+/// The targets neither this test nor `windows` builds: Intel macOS, Linux on ARM and Windows on
+/// ARM, by `cargo check` (a dependency or a `cfg` that breaks one of them fails here).
 #[test]
-fn toolshelf_checks_for_intel_macos_and_linux_on_arm() {
+fn toolshelf_checks_for_intel_macos_and_for_arm() {
     cross(
         "check-platforms.sh",
-        &["x86_64-apple-darwin", "aarch64-unknown-linux-gnu"],
+        &[
+            "x86_64-apple-darwin",
+            "aarch64-unknown-linux-gnu",
+            "aarch64-pc-windows-gnullvm",
+        ],
     );
 }
