@@ -110,7 +110,8 @@ async fn a_list_is_kept_per_kind_of_client_and_drift_is_only_within_one_kind() {
         own.len() > nearest.len() && nearest.iter().all(|tool| own.contains(tool)),
         "this kind's list holds the nearest one's and more: {nearest:?} {own:?}"
     );
-    drop(agent);
+    // Gone, not killed: a kill may land while the catalog is written (its temporary file left).
+    agent.end().await;
     let files = catalog_files(&cache);
     assert_eq!(files.len(), 2, "one list per kind of client: {files:?}");
     assert!(

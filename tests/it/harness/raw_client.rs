@@ -115,6 +115,16 @@ impl RawClient {
         self.stdin = None;
     }
 
+    /// Closes the server's stdin and waits for it to exit, as a client that leaves does (dropped,
+    /// it is killed instead, perhaps in the middle of writing a file).
+    pub async fn end(mut self) -> std::process::ExitStatus {
+        self.close_stdin();
+        tokio::time::timeout(DEADLINE, self._process.wait())
+            .await
+            .expect("the server exits once its input ends")
+            .expect("exit status")
+    }
+
     /// The next line the server writes, as written.
     pub async fn next_line(&mut self) -> String {
         tokio::time::timeout(DEADLINE, self.lines.next_line())
