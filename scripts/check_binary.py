@@ -32,6 +32,13 @@ def version(text):
     return tuple(int(part) for part in text.split("."))
 
 
+def check_machine(built, by_name):
+    """Notes a binary built for another architecture than its target's (by_name: the format's
+    constant of each of packaging/platforms.json's names)."""
+    if built != by_name[claims["machine"]]:
+        wrong.append(f"built for {built}, not {claims['machine']}")
+
+
 def signature_problem(binary):
     """What is wrong with a Mach-O file's code signature, or None: each page's SHA-256 in its
     CodeDirectory must be the page's (a binary changed after signing, by a strip say, is
@@ -66,9 +73,8 @@ def signature_problem(binary):
 if claims["format"] == "ELF":
     if not isinstance(binary, lief.ELF.Binary):
         sys.exit(f"{binary_path}: not an ELF file, which {target} runs")
-    machine = {"x86-64": lief.ELF.ARCH.X86_64, "aarch64": lief.ELF.ARCH.AARCH64}[claims["machine"]]
-    if binary.header.machine_type != machine:
-        wrong.append(f"built for {binary.header.machine_type}, not {claims['machine']}")
+    check_machine(binary.header.machine_type,
+                  {"x86-64": lief.ELF.ARCH.X86_64, "aarch64": lief.ELF.ARCH.AARCH64})
     oldest = version(claims["oldest"].removeprefix("glibc "))
     newer = sorted(
         aux.name
@@ -85,9 +91,7 @@ elif claims["format"] == "Mach-O":
     if not isinstance(binary, lief.MachO.Binary):
         sys.exit(f"{binary_path}: not a single-architecture Mach-O file, which {target} runs")
     cpu = lief.MachO.Header.CPU_TYPE
-    machine = {"x86-64": cpu.X86_64, "arm64": cpu.ARM64}[claims["machine"]]
-    if binary.header.cpu_type != machine:
-        wrong.append(f"built for {binary.header.cpu_type}, not {claims['machine']}")
+    check_machine(binary.header.cpu_type, {"x86-64": cpu.X86_64, "arm64": cpu.ARM64})
     oldest = list(version(claims["oldest"].removeprefix("macOS "))) + [0]
     claimed = list(binary.build_version.minos) if binary.has_build_version else None
     if claimed != oldest[:3]:
@@ -108,9 +112,7 @@ else:
     if not isinstance(binary, lief.PE.Binary):
         sys.exit(f"{binary_path}: not a PE file, which {target} runs")
     types = lief.PE.Header.MACHINE_TYPES
-    machine = {"x86-64": types.AMD64, "arm64": types.ARM64}[claims["machine"]]
-    if binary.header.machine != machine:
-        wrong.append(f"built for {binary.header.machine}, not {claims['machine']}")
+    check_machine(binary.header.machine, {"x86-64": types.AMD64, "arm64": types.ARM64})
     if binary.optional_header.magic != lief.PE.PE_TYPE.PE32_PLUS:
         wrong.append("not PE32+")
     if binary.optional_header.subsystem != lief.PE.OptionalHeader.SUBSYSTEM.WINDOWS_CUI:

@@ -32,6 +32,11 @@ def dump(value, *path):
         file.write("\n")
 
 
+def npm_pack(folder):
+    subprocess.run(["npm", "pack", "--pack-destination", out, "--loglevel=error"], cwd=folder,
+                   env=npm_env, check=True, stdout=subprocess.DEVNULL)
+
+
 platforms = {p["target"]: p for p in load("packaging", "platforms.json")["platforms"]}
 launcher = load("packaging", "npm", "toolshelf-mcp", "package.json")
 version = launcher["version"]
@@ -66,8 +71,7 @@ for pair in built:
         text = readme.read().replace("{name}", name).replace("{system}", platform["system"])
     with open(os.path.join(package, "README.md"), "w") as readme:
         readme.write(text)
-    subprocess.run(["npm", "pack", "--pack-destination", out, "--loglevel=error"], cwd=package,
-                   env=npm_env, check=True, stdout=subprocess.DEVNULL)
+    npm_pack(package)
 
     bundle = os.path.join(stage, f"bundle-{platform['node']}")
     os.makedirs(os.path.join(bundle, "server"))
@@ -88,8 +92,7 @@ for pair in built:
 package = os.path.join(stage, "toolshelf-mcp")
 shutil.copytree(os.path.join(root, "packaging", "npm", "toolshelf-mcp"), package)
 os.chmod(os.path.join(package, "bin", "toolshelf.js"), 0o755)
-subprocess.run(["npm", "pack", "--pack-destination", out, "--loglevel=error"], cwd=package,
-               env=npm_env, check=True, stdout=subprocess.DEVNULL)
+npm_pack(package)
 
 # The registry's entry: its one mcpb package stands for each bundle built, by name and sha256.
 server = load("packaging", "registry", "server.json")
