@@ -17,13 +17,11 @@ Usage: quality.py TOOLSHELF_BIN NODE OUT_DIR   (prints one JSON object; OUT_DIR 
 
 import asyncio
 import contextlib
-import hashlib
 import time
 import json
 import os
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 os.environ.setdefault("FASTMCP_LOG_LEVEL", "WARNING")
@@ -36,97 +34,18 @@ from fastmcp.server.transforms.search.base import serialize_tools_for_output_mar
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from datasets import catalog, cases, tau2_cases, wheel
+
 HERE = Path(__file__).resolve().parent
-WHEEL = "bfcl_eval-2026.3.23-py3-none-any.whl"
-WHEEL_SHA256 = "3bb6dfa5f0c68ad403c9ec50b00db2bb3b4cc9b38ab1ff33f48fe30d853d3a0a"
-DATA = "bfcl_eval/data/"
-SERVERS = {
-    "GorillaFileSystem": "gorilla_file_system",
-    "MathAPI": "math_api",
-    "MessageAPI": "message_api",
-    "TwitterAPI": "posting_api",
-    "TicketAPI": "ticket_api",
-    "TradingBot": "trading_bot",
-    "TravelAPI": "travel_booking",
-    "VehicleControlAPI": "vehicle_control",
-}
-HELD_OUT_EVERY = 4
-TYPES = {"dict": "object", "float": "number", "tuple": "array", "any": None}
-
-
-def wheel(out: Path) -> zipfile.ZipFile:
-    """BFCL's package, pinned by version and hash, from PyPI (once)."""
-    path = out / WHEEL
-    if not path.exists():
-        subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:",
-             "--disable-pip-version-check", "-d", str(out), "bfcl-eval==2026.3.23"],
-            check=True,
-        )
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    if digest != WHEEL_SHA256:
-        raise SystemExit(f"{path}: sha256 {digest}, expected {WHEEL_SHA256}")
-    return zipfile.ZipFile(path)
-
-
-def json_schema(node):
-    """BFCL's Python-flavoured types as JSON Schema's."""
-    if isinstance(node, dict):
-        node = {key: json_schema(value) for key, value in node.items()}
-        if node.get("type") in TYPES:
-            kind = TYPES[node["type"]]
-            if kind is None:
-                node.pop("type")
-            else:
-                node["type"] = kind
-        return node
-    if isinstance(node, list):
-        return [json_schema(item) for item in node]
-    return node
-
-
-def lines(archive: zipfile.ZipFile, name: str) -> list:
-    return [json.loads(line) for line in archive.read(DATA + name).decode().splitlines() if line.strip()]
-
-
-def catalog(archive: zipfile.ZipFile, out: Path) -> tuple[dict, dict]:
-    """The servers' tool files and toolshelf's config; and each tool's server."""
-    server_of, toolboxes = {}, {}
-    for server in SERVERS.values():
-        tools = []
-        for doc in lines(archive, f"multi_turn_func_doc/{server}.json"):
-            tools.append({"name": doc["name"], "description": doc["description"],
-                          "inputSchema": json_schema(doc["parameters"])})
-            server_of[doc["name"]] = server
-        path = out / f"{server}.json"
-        path.write_text(json.dumps(tools))
-        toolboxes[server] = {"mcpServers": {server: {
-            "command": sys.executable, "args": [str(HERE / "catalog_server.py"), str(path)]}}}
-    config = {"catalog": {"prestart": "firstCall"}, "toolboxes": toolboxes}
-    return config, server_of
-
-
-def cases(archive: zipfile.ZipFile, server_of: dict) -> tuple[list, list]:
-    """Every user turn with the tools its ground truth calls: (tuning, held out)."""
-    answers = {row["id"]: row["ground_truth"] for row in lines(archive, "possible_answer/BFCL_v4_multi_turn_base.json")}
-    tuning, held_out = [], []
-    for row in lines(archive, "BFCL_v4_multi_turn_base.json"):
-        number = int(row["id"].rsplit("_", 1)[1])
-        for turn, calls in zip(row["question"], answers[row["id"]]):
-            names = sorted({call.split("(", 1)[0] for call in calls})
-            if not turn or not names:
-                continue
-            case = {"query": turn[-1]["content"], "expected": [
-                {"toolbox": server_of[name], "server": server_of[name], "name": name} for name in names]}
-            (held_out if number % HELD_OUT_EVERY == HELD_OUT_EVERY - 1 else tuning).append(case)
-    return tuning, held_out
 
 
 def toolshelf_eval(binary: str, config: Path, env: dict, queries: Path) -> dict:
+    """`toolshelf search --eval`: words and meaning (as search answers), and words alone."""
     done = subprocess.run([binary, "search", "--eval", str(queries), "--json", "--config", str(config)],
                           env=env, capture_output=True, text=True, check=True)
     result = json.loads(done.stdout)
-    return {key: round(result[key], 4) for key in ("queries", "hit@1", "hit@3", "hit@5", "mrr@10")}
+    pick = lambda figures: {key: round(figures[key], 4) for key in ("queries", "hit@1", "hit@3", "hit@5", "mrr@10")}
+    return {"toolshelf": pick(result), "toolshelf_words": pick(result["words_only"])}
 
 
 def scores(ranked: list, case: dict) -> tuple:
@@ -161,9 +80,9 @@ async def fastmcp_proxy(config: dict, limit: int, serializer=None):
         yield front
 
 
-def unprefixed(name: str) -> tuple:
+def unprefixed(name: str, servers) -> tuple:
     """FastMCP names a proxied tool `server_tool`."""
-    for server in SERVERS.values():
+    for server in servers:
         if name.startswith(server + "_"):
             return (server, name[len(server) + 1:])
     return ("", name)
@@ -176,7 +95,7 @@ async def fastmcp_ranks(config: dict, all_cases: list) -> list:
             result = await client.call_tool("search_tools", {"query": case["query"]})
             # No match is an answer without content.
             listed = json.loads(result.content[0].text) if result.content else []
-            found = [unprefixed(tool["name"]) for tool in listed]
+            found = [unprefixed(tool["name"], config["toolboxes"]) for tool in listed]
             ranks.append(scores(found, case))
         return ranks
 
@@ -217,21 +136,23 @@ def main(binary: str, node: str, out: Path) -> dict:
     config, server_of = catalog(archive, out)
     config_path = out / "toolboxes.json"
     config_path.write_text(json.dumps(config))
-    tuning, held_out = cases(archive, server_of)
+    sets = {"bfcl": cases(archive, server_of), "tau2": tau2_cases()}
     env = dict(os.environ, XDG_CACHE_HOME=str(out / "cache"), RUST_LOG="warn")
     for toolbox in config["toolboxes"]:
         subprocess.run([binary, "tools", "--config", str(config_path), toolbox], env=env,
                        capture_output=True, check=True)
-    report = {"tools": len(server_of), "servers": len(SERVERS)}
-    for split, split_cases in (("tuning", tuning), ("held_out", held_out)):
-        path = out / f"{split}.jsonl"
-        path.write_text("".join(json.dumps(case) + "\n" for case in split_cases))
-        began = time.monotonic()
-        ours = toolshelf_eval(binary, config_path, env, path)
-        middle = time.monotonic()
-        theirs = summary(asyncio.run(fastmcp_ranks(config, split_cases)))
-        print(f"{split}: toolshelf {middle - began:.1f} s, fastmcp {time.monotonic() - middle:.1f} s", file=sys.stderr)
-        report[split] = {"toolshelf": ours, "fastmcp_bm25": theirs}
+    report = {"bfcl_tools": len(server_of), "servers": len(config["toolboxes"])}
+    for name, (tuning, held_out) in sets.items():
+        for split, split_cases in (("tuning", tuning), ("held_out", held_out)):
+            path = out / f"{name}-{split}.jsonl"
+            path.write_text("".join(json.dumps(case) + "\n" for case in split_cases))
+            began = time.monotonic()
+            ours = toolshelf_eval(binary, config_path, env, path)
+            middle = time.monotonic()
+            theirs = summary(asyncio.run(fastmcp_ranks(config, split_cases)))
+            print(f"{name} {split}: toolshelf {middle - began:.1f} s, fastmcp {time.monotonic() - middle:.1f} s", file=sys.stderr)
+            report[f"{name}_{split}"] = dict(ours, fastmcp_bm25=theirs)
+    held_out = sets["bfcl"][1]
     texts = asyncio.run(answer_sizes(binary, config, config_path, env, held_out))
     report["answer_5_tools"] = token_counts(node, texts)
     return report

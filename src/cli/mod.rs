@@ -176,7 +176,8 @@ pub struct SearchArgs {
     #[arg(required_unless_present = "eval", conflicts_with = "eval")]
     pub query: Vec<String>,
     /// Measure search instead: run each query of FILE (JSON lines: {"query": …, "expected":
-    /// [{"toolbox", "server", "name"}, …]}) and print hit@1, hit@3, hit@5, MRR@10 and the misses.
+    /// [{"toolbox", "server", "name"}, …]}) and print hit@1, hit@3, hit@5, MRR@10 by words and
+    /// meaning and by words alone, and the misses.
     #[arg(long, value_name = "FILE")]
     pub eval: Option<PathBuf>,
     /// How many matches to print.

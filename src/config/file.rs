@@ -32,6 +32,9 @@ pub(crate) struct ConfigFile {
     /// The persisted catalog: servers' tool lists remembered between runs.
     #[serde(default)]
     pub catalog: Option<CatalogFile>,
+    /// How `open_toolbox {query}` and `toolshelf search` rank tools.
+    #[serde(default)]
+    pub search: Option<SearchFile>,
     /// Under `serve --http`, who may use each toolbox that has no `access` of its own. A config
     /// with any `access` rule denies each caller whatever no rule allows it.
     #[serde(default)]
@@ -87,6 +90,15 @@ pub(crate) struct CatalogFile {
     /// When a toolbox opened from the remembered catalog starts its servers: "background" (the default: at once, behind the answer, so the first call finds them running) or "firstCall" (each server on its first call: nothing runs that is not used)
     #[serde(default)]
     pub prestart: Option<Prestart>,
+}
+
+/// How search ranks tools.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub(crate) struct SearchFile {
+    /// Rank by meaning as well as by words (default true): the embedding of the query beside each tool's, by the model built into toolshelf. false: by words alone (BM25F), e.g. where tool names are codes no model knows, or to compare.
+    #[serde(default)]
+    pub meaning: Option<bool>,
 }
 
 /// When the servers of a toolbox opened from the persisted catalog start.

@@ -60,6 +60,8 @@ pub struct Config {
     pub http: HttpLimits,
     /// The persisted catalog.
     pub catalog: CatalogSettings,
+    /// How search ranks.
+    pub search: SearchSettings,
     /// What the user should hear about the file although it is valid: keys of a client's own
     /// settings that toolshelf does not use, servers a plain file disables.
     pub notes: Vec<String>,
@@ -83,6 +85,18 @@ impl Default for CatalogSettings {
             cache: true,
             prestart: Prestart::Background,
         }
+    }
+}
+
+/// How search ranks: by words alone, or by words and meaning (the default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchSettings {
+    pub meaning: bool,
+}
+
+impl Default for SearchSettings {
+    fn default() -> Self {
+        Self { meaning: true }
     }
 }
 

@@ -15,8 +15,8 @@ use serde_json::Value;
 
 use super::{
     CatalogSettings, Config, DEFAULT_CALL_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_STARTUP_TIMEOUT,
-    Endpoint, HttpLimits, ServerSpec, ToolFilter, ToolOverride, ToolboxSpec,
-    file::{CatalogFile, DefaultsFile, HttpFile, ServerFile, ToolFiltersFile},
+    Endpoint, HttpLimits, SearchSettings, ServerSpec, ToolFilter, ToolOverride, ToolboxSpec,
+    file::{CatalogFile, DefaultsFile, HttpFile, SearchFile, ServerFile, ToolFiltersFile},
     plain,
     policy::Policy,
     variables::{ServerVariables, check_variables},
@@ -119,11 +119,21 @@ fn build(
         }
         _ => CatalogSettings::default(),
     };
+    let search = match value.get("search") {
+        Some(search) if shape_ok(problems, "search") => SearchSettings {
+            meaning: SearchFile::deserialize(search)
+                .ok()
+                .and_then(|file| file.meaning)
+                .unwrap_or(true),
+        },
+        _ => SearchSettings::default(),
+    };
     let Some(boxes) = value.get("toolboxes").and_then(Value::as_object) else {
         return Config {
             toolboxes,
             http,
             catalog,
+            search,
             notes: Vec::new(),
             policy: None,
             withheld: Arc::default(),
@@ -179,6 +189,7 @@ fn build(
         toolboxes,
         http,
         catalog,
+        search,
         notes: Vec::new(),
         policy: Policy::read(value, problems).map(Arc::new),
         withheld: Arc::default(),

@@ -23,9 +23,22 @@ pub struct Expected {
     pub name: String,
 }
 
-/// The measures over every case, and the cases that missed the first five.
+/// The measures over every case as search ranks (by words and meaning, unless the config
+/// turns meaning off), the cases that missed the first five, and the measures by words alone.
 #[derive(Debug, Serialize)]
 pub struct Evaluation {
+    #[serde(flatten)]
+    pub figures: Figures,
+    pub misses: Vec<Miss>,
+    /// The same queries ranked by words alone, when search ranks by meaning too: what meaning
+    /// adds is the difference.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub words_only: Option<Figures>,
+}
+
+/// hit@1, hit@3, hit@5 and MRR@10 over a set of queries.
+#[derive(Debug, Serialize)]
+pub struct Figures {
     pub queries: usize,
     #[serde(rename = "hit@1")]
     pub hit_1: f64,
@@ -35,7 +48,6 @@ pub struct Evaluation {
     pub hit_5: f64,
     #[serde(rename = "mrr@10")]
     pub mrr_10: f64,
-    pub misses: Vec<Miss>,
 }
 
 /// A query whose expected tools were not among the first five.
@@ -53,11 +65,28 @@ pub struct Miss {
 
 /// Searches each case's query and scores where its expected tools came.
 pub fn evaluate(index: &SearchIndex, cases: &[Case]) -> Evaluation {
+    let mut misses = Vec::new();
+    let ranked = figures(index, cases, true, Some(&mut misses));
+    Evaluation {
+        figures: ranked,
+        misses,
+        words_only: index
+            .has_meaning()
+            .then(|| figures(index, cases, false, None)),
+    }
+}
+
+/// The figures of `cases` ranked with or without `meaning`; the misses pushed to `misses`.
+fn figures(
+    index: &SearchIndex,
+    cases: &[Case],
+    meaning: bool,
+    mut misses: Option<&mut Vec<Miss>>,
+) -> Figures {
     let mut hits = [0usize; 3];
     let mut reciprocal = 0.0;
-    let mut misses = Vec::new();
     for case in cases {
-        let found = index.search(&case.query, 10);
+        let found = index.rank(&case.query, 10, |_| true, meaning);
         let rank = found
             .iter()
             .position(|found| {
@@ -74,7 +103,9 @@ pub fn evaluate(index: &SearchIndex, cases: &[Case]) -> Evaluation {
         if let Some(rank) = rank {
             reciprocal += 1.0 / rank as f64;
         }
-        if rank.is_none_or(|rank| rank > 5) {
+        if let Some(misses) = misses.as_deref_mut()
+            && rank.is_none_or(|rank| rank > 5)
+        {
             misses.push(Miss {
                 query: case.query.clone(),
                 expected: case.expected.clone(),
@@ -100,7 +131,7 @@ pub fn evaluate(index: &SearchIndex, cases: &[Case]) -> Evaluation {
         true => 0.0,
         false => count as f64 / cases.len() as f64,
     };
-    Evaluation {
+    Figures {
         queries: cases.len(),
         hit_1: share(hits[0]),
         hit_3: share(hits[1]),
@@ -109,6 +140,5 @@ pub fn evaluate(index: &SearchIndex, cases: &[Case]) -> Evaluation {
             true => 0.0,
             false => reciprocal / cases.len() as f64,
         },
-        misses,
     }
 }

@@ -6,13 +6,16 @@
 //! on disk.
 
 mod eval;
+mod fusion;
+mod meaning;
 mod remembered;
 mod session;
 mod tokens;
+mod wordpiece;
 
 use std::collections::HashMap;
 
-pub use eval::{Case, Evaluation, evaluate};
+pub use eval::{Case, Evaluation, Figures, evaluate};
 pub use remembered::{Catalog, remembered};
 pub(crate) use session::SessionSearch;
 
@@ -59,6 +62,9 @@ pub struct SearchIndex {
     postings: HashMap<String, Vec<(u32, f32)>>,
     lengths: Vec<f32>,
     average_length: f32,
+    /// Each entry's embedding, one after the other (zero where no word of it is known); none
+    /// when the config turns the meaning score off.
+    vectors: Option<Vec<f32>>,
 }
 
 impl Entry {
@@ -121,7 +127,9 @@ impl SearchIndex {
         self.entries.iter().any(|entry| entry.is(expected))
     }
 
-    pub fn build(mut entries: Vec<Entry>) -> SearchIndex {
+    /// The index of `entries`; with `meaning`, their embeddings too (`search.meaning`).
+    pub fn build(mut entries: Vec<Entry>, meaning: bool) -> SearchIndex {
+        let vectors = meaning.then(|| fusion::embed_entries(&entries));
         // Catalogs repeat their words: each distinct word is stemmed once, and counted by the
         // number of its term (`slot`) rather than by its text.
         let mut slots: HashMap<String, Option<usize>> = HashMap::new();
@@ -172,6 +180,7 @@ impl SearchIndex {
             postings: vocabulary.into_iter().collect(),
             lengths,
             average_length: average_length.max(1.0),
+            vectors,
         }
     }
 
@@ -205,6 +214,22 @@ impl SearchIndex {
         limit: usize,
         keep: impl Fn(&Entry) -> bool,
     ) -> Vec<Found<'_>> {
+        self.rank(query, limit, keep, true)
+    }
+
+    /// True when the index ranks by meaning as well as by words.
+    pub fn has_meaning(&self) -> bool {
+        self.vectors.is_some()
+    }
+
+    /// As `search_where`; by words alone unless `meaning` (and the index has embeddings).
+    fn rank(
+        &self,
+        query: &str,
+        limit: usize,
+        keep: impl Fn(&Entry) -> bool,
+        meaning: bool,
+    ) -> Vec<Found<'_>> {
         let mut terms = tokens::terms(query);
         terms.sort();
         terms.dedup();
@@ -222,6 +247,10 @@ impl SearchIndex {
                 scores[at as usize] += idf * saturated;
             }
         }
+        let scores = match &self.vectors {
+            Some(vectors) if meaning => fusion::fuse(scores, vectors, query),
+            _ => scores,
+        };
         let mut found: Vec<(usize, f32)> = scores
             .into_iter()
             .enumerate()

@@ -40,7 +40,7 @@ pub fn remembered(config: &Config) -> Catalog {
         }
     }
     Catalog {
-        index: SearchIndex::build(entries),
+        index: SearchIndex::build(entries, config.search.meaning),
         unlisted,
     }
 }

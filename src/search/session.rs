@@ -12,8 +12,9 @@ use super::{Entry, SearchIndex};
 use crate::locks;
 
 /// A session's index and what its searches found.
-#[derive(Default)]
 pub(crate) struct SessionSearch {
+    /// Whether the index ranks by meaning too (`search.meaning`).
+    meaning: bool,
     built: Mutex<Option<Built>>,
     /// (toolbox, server, name) of every tool a search answer showed.
     found: Mutex<HashSet<(String, String, String)>>,
@@ -26,6 +27,14 @@ struct Built {
 }
 
 impl SessionSearch {
+    pub(crate) fn new(meaning: bool) -> SessionSearch {
+        SessionSearch {
+            meaning,
+            built: Mutex::default(),
+            found: Mutex::default(),
+        }
+    }
+
     /// The index of the lists whose revisions are `revisions`: the one built before if they
     /// are the same, else a new one of `entries()`.
     pub(crate) fn index(
@@ -40,7 +49,7 @@ impl SessionSearch {
         }
         // Built outside the lock: two searches at once may both build, and either result is
         // right.
-        let index = Arc::new(SearchIndex::build(entries()));
+        let index = Arc::new(SearchIndex::build(entries(), self.meaning));
         *locks::lock(&self.built) = Some(Built {
             revisions,
             index: index.clone(),

@@ -40,10 +40,15 @@ pub(crate) fn words(text: &str, mut each: impl FnMut(&str)) {
 
 /// The term a lowercased word is searched by; none for a stop word.
 pub(crate) fn term(word: &str) -> Option<String> {
-    if STOP_WORDS.contains(&word) {
+    if is_stop_word(word) {
         return None;
     }
     Some(STEMMER.stem(word).into_owned())
+}
+
+/// True for a word that says how a request is phrased, not what it is about.
+pub(crate) fn is_stop_word(word: &str) -> bool {
+    STOP_WORDS.contains(&word)
 }
 
 /// English's Snowball stemmer: "sorting", "sorted" and "sorts" are all "sort".

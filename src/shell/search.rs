@@ -91,16 +91,25 @@ pub fn evaluate(
             serde_json::to_string(&evaluation).map_err(std::io::Error::other)?
         )?;
     } else {
-        let rows = [
-            ["queries", "hit@1", "hit@3", "hit@5", "MRR@10"].map(str::to_owned),
+        let row = |ranking: &str, figures: &search::Figures| {
             [
-                evaluation.queries.to_string(),
-                format!("{:.3}", evaluation.hit_1),
-                format!("{:.3}", evaluation.hit_3),
-                format!("{:.3}", evaluation.hit_5),
-                format!("{:.3}", evaluation.mrr_10),
-            ],
-        ];
+                ranking.to_owned(),
+                figures.queries.to_string(),
+                format!("{:.3}", figures.hit_1),
+                format!("{:.3}", figures.hit_3),
+                format!("{:.3}", figures.hit_5),
+                format!("{:.3}", figures.mrr_10),
+            ]
+        };
+        let mut rows =
+            vec![["ranking", "queries", "hit@1", "hit@3", "hit@5", "MRR@10"].map(str::to_owned)];
+        match &evaluation.words_only {
+            Some(words) => {
+                rows.push(row("words and meaning", &evaluation.figures));
+                rows.push(row("words only", words));
+            }
+            None => rows.push(row("words only", &evaluation.figures)),
+        }
         write_table(&rows, out)?;
         if !evaluation.misses.is_empty() {
             writeln!(out, "not in the first 5:")?;

@@ -146,7 +146,7 @@ impl Toolboxes {
             launch,
             shared,
             prestart: config.catalog.prestart,
-            search: SessionSearch::default(),
+            search: SessionSearch::new(config.search.meaning),
             caller,
             withheld: config.withheld.clone(),
             policy: config.policy.clone(),

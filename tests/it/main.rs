@@ -54,6 +54,7 @@ mod remote_oauth;
 mod remote_sessions;
 mod search;
 mod search_agent;
+mod search_meaning;
 mod search_quality;
 mod shell;
 mod subscriptions;

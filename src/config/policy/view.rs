@@ -122,6 +122,7 @@ impl Config {
             toolboxes,
             http: self.http,
             catalog: self.catalog,
+            search: self.search,
             notes: Vec::new(),
             policy: self.policy.clone(),
             withheld: Arc::new(withheld),
