@@ -2,8 +2,8 @@
 //! or user describes, across every toolbox, without starting a server. Each tool is a document
 //! of weighted fields (name, alias, description, parameters, server, toolbox, tags); the score
 //! is BM25 over the weighted term counts (BM25F), so a word in a tool's name counts more than
-//! the same word in a parameter's description. The index lives in memory; nothing new is kept
-//! on disk.
+//! the same word in a parameter's description, plus what the tool means beside the query
+//! (`meaning`, `fusion`). The index lives in memory; nothing new is kept on disk.
 
 mod eval;
 mod fusion;

@@ -1,13 +1,14 @@
 //! Search by meaning against a real child: a tool the fixture gains through `list_changed` is
 //! found at the next search by a query that shares no word with it, `open_toolbox {query}`
 //! and `toolshelf search` answer the same ranking, and `"search": {"meaning": false}` ranks by
-//! words alone, as before the model: the same query finds nothing.
+//! words alone, as before the model: the same query finds nothing. The agent declares roots,
+//! sampling and elicitation, as desktop clients do.
 
 use serde_json::{Value, json};
 
 use crate::{
-    harness::{Shelf, eventually, write_config},
-    persisted_catalog::{dev_config, opened, scene, serve},
+    harness::{ClientKind, Shelf, eventually, serve_command_as, write_config},
+    persisted_catalog::{dev_config, opened, scene},
     shell::run,
 };
 
@@ -23,6 +24,20 @@ fn names(tools: &Value) -> Vec<String> {
         .map(|tool| format!("{}/{}/{}", tool["toolbox"], tool["server"], tool["name"]))
         .map(|name| name.replace('"', ""))
         .collect()
+}
+
+/// `toolshelf serve` on `config` with the user's cache folder `cache`, to a capable client;
+/// the config's folder goes with it.
+async fn serve(cache: &std::path::Path, config: &Value) -> (Shelf, tempfile::TempDir) {
+    let (dir, path) = write_config(config);
+    let mut command = crate::harness::toolshelf();
+    command
+        .arg("serve")
+        .arg("--config")
+        .arg(&path)
+        .env("XDG_CACHE_HOME", cache);
+    let shelf = serve_command_as(command, std::process::Stdio::null(), ClientKind::Capable).await;
+    (shelf, dir)
 }
 
 async fn agent_search(shelf: &Shelf, query: &str) -> Vec<String> {
@@ -42,7 +57,7 @@ fn shell_search(cache: &std::path::Path, config: &Value, query: &str) -> Vec<Str
 async fn a_tool_gained_by_list_changed_is_found_by_meaning_at_both_doors_and_not_by_words() {
     let (_dir, cache, starts, extra) = scene("get_forecast\tWeather conditions for a city\n");
     let config = dev_config(&starts, &extra, json!({}), &[]);
-    let (shelf, _log) = serve(&cache, &config, &[]).await;
+    let (shelf, _dir) = serve(&cache, &config).await;
     opened(&shelf.open("dev").await);
     let before = agent_search(&shelf, QUERY).await;
     assert!(
@@ -75,7 +90,7 @@ async fn a_tool_gained_by_list_changed_is_found_by_meaning_at_both_doors_and_not
     let mut words = config.clone();
     words["search"] = json!({"meaning": false});
     assert_eq!(shell_search(&cache, &words, QUERY), Vec::<String>::new());
-    let (shelf, _log) = serve(&cache, &words, &[]).await;
+    let (shelf, _dir) = serve(&cache, &words).await;
     assert_eq!(agent_search(&shelf, QUERY).await, Vec::<String>::new());
     // What words do match ranks as before: the tool whose name holds them first.
     assert_eq!(
