@@ -37,7 +37,7 @@ enum Sink {
 /// One line of the log.
 #[derive(Serialize)]
 pub(crate) struct Record<'a> {
-    /// `call`, `open` or `search`.
+    /// `call`, `open`, `search` or `script` (a `run_code`).
     pub event: &'static str,
     pub caller: Option<&'a str>,
     pub session: Option<&'a str>,
@@ -58,6 +58,10 @@ pub(crate) struct Record<'a> {
     /// query, for `search`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub digest: Option<String>,
+    /// The `run_code` script a call was made by (or, for `script`, the one that ran): the
+    /// digest of its code.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub script: Option<&'a str>,
 }
 
 /// Starts the audit log at `path` (`-`: stderr), a file kept under `limit` bytes.

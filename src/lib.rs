@@ -29,6 +29,7 @@ mod child_call;
 mod child_offers;
 pub mod cli;
 pub mod clients;
+mod code_mode;
 pub mod config;
 pub mod config_commands;
 mod error;

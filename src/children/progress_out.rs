@@ -64,6 +64,12 @@ impl PeerProgress {
         PeerProgress { queue }
     }
 
+    /// Sends `params` after what was sent before (a `run_code` script's own progress: a notice
+    /// per tool call).
+    pub(crate) fn notify(&self, params: ProgressNotificationParam) {
+        let _ = self.queue.send(PeerMessage::Progress(params));
+    }
+
     /// Waits (briefly) until the progress sent so far is with rmcp.
     pub(crate) async fn flush(&self) {
         let (done, flushed) = oneshot::channel();

@@ -19,10 +19,11 @@ pub async fn run(command: Command, shutdown: impl Future<Output = ()>) -> ExitCo
         }
         Command::Serve(args) => {
             let (path, _) = config::locate(args.config.config.clone());
-            let Some(config) = load(args.config.config, &args.cache) else {
+            let Some(mut config) = load(args.config.config, &args.cache) else {
                 return ExitCode::from(2);
             };
-            let reloads = reloads(path, args.cache.no_cache, args.watch);
+            config.code.enabled |= args.code;
+            let reloads = reloads(path, args.cache.no_cache, args.code, args.watch);
             if let Some(path) = &args.audit_log
                 && let Err(message) = crate::audit::install(path, args.audit_log_max_bytes)
             {
@@ -353,14 +354,20 @@ fn load(from_cli: Option<std::path::PathBuf>, cache: &CacheSwitch) -> Option<con
 }
 
 /// The configs SIGHUP (and with `watch`, each change of the file at `path`) reloads, read as
-/// `serve` read the first.
-fn reloads(path: std::path::PathBuf, no_cache: bool, watch: bool) -> crate::reload::Reloads {
+/// `serve` read the first (`--no-cache` and `--code` kept).
+fn reloads(
+    path: std::path::PathBuf,
+    no_cache: bool,
+    code: bool,
+    watch: bool,
+) -> crate::reload::Reloads {
     let read = path.clone();
     let load = move || match config::load(&read) {
         Ok(mut config) => {
             if no_cache {
                 config.catalog.cache = false;
             }
+            config.code.enabled |= code;
             Ok(config)
         }
         Err(config::ConfigError::Invalid { problems, .. }) => {

@@ -55,6 +55,10 @@ pub struct ServeArgs {
     /// behind a proxy or in a pod). Repeatable.
     #[arg(long, value_name = "HOST", requires = "http")]
     pub allowed_host: Vec<String>,
+    /// Code mode: offer `run_code` beside the two tools, a Python script run in toolshelf's
+    /// sandbox that calls the toolboxes' tools (as `"code": {"enabled": true}` does).
+    #[arg(long, conflicts_with = "flat")]
+    pub code: bool,
     /// Flat mode: list every tool of the served servers as SERVER:TOOL instead of the two
     /// meta-tools; the servers start as soon as the client has initialized.
     #[arg(long)]

@@ -35,6 +35,9 @@ pub(crate) struct ConfigFile {
     /// How `open_toolbox {query}` and `toolshelf search` rank tools.
     #[serde(default)]
     pub search: Option<SearchFile>,
+    /// Code mode: `run_code`, a Python script that calls the toolboxes' tools, and its limits.
+    #[serde(default)]
+    pub code: Option<super::CodeFile>,
     /// Under `serve --http`, who may use each toolbox that has no `access` of its own. A config
     /// with any `access` rule denies each caller whatever no rule allows it.
     #[serde(default)]

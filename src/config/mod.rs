@@ -2,6 +2,7 @@
 //! JSON Schema, then `validate` expands variables and builds `Config`, whose values cannot be
 //! wrong. Every problem is reported at once. No I/O here beyond reading the file.
 
+mod code;
 mod endpoints;
 mod env_file;
 pub(crate) use env_file::values as env_file_values;
@@ -22,6 +23,8 @@ use std::{
 
 use indexmap::IndexMap;
 
+pub(crate) use code::CodeFile;
+pub use code::CodeSettings;
 pub use endpoints::{Endpoint, LocalServer, OAuthSettings, RemoteServer, RemoteTransport};
 pub use file::{Prestart, Sharing};
 pub use policy::{Identity, Policy, Withheld};
@@ -62,6 +65,8 @@ pub struct Config {
     pub catalog: CatalogSettings,
     /// How search ranks.
     pub search: SearchSettings,
+    /// Code mode: `run_code` and its limits.
+    pub code: CodeSettings,
     /// What the user should hear about the file although it is valid: keys of a client's own
     /// settings that toolshelf does not use, servers a plain file disables.
     pub notes: Vec<String>,

@@ -14,8 +14,9 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{
-    CatalogSettings, Config, DEFAULT_CALL_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_STARTUP_TIMEOUT,
-    Endpoint, HttpLimits, SearchSettings, ServerSpec, ToolFilter, ToolOverride, ToolboxSpec,
+    CatalogSettings, CodeFile, Config, DEFAULT_CALL_TIMEOUT, DEFAULT_IDLE_TIMEOUT,
+    DEFAULT_STARTUP_TIMEOUT, Endpoint, HttpLimits, SearchSettings, ServerSpec, ToolFilter,
+    ToolOverride, ToolboxSpec,
     file::{CatalogFile, DefaultsFile, HttpFile, SearchFile, ServerFile, ToolFiltersFile},
     plain,
     policy::Policy,
@@ -128,12 +129,18 @@ fn build(
         },
         _ => SearchSettings::default(),
     };
+    let code = match value.get("code") {
+        Some(code) if shape_ok(problems, "code") => CodeFile::deserialize(code).unwrap_or_default(),
+        _ => CodeFile::default(),
+    }
+    .settings(|value, key, default| seconds_or(value, format!("code.{key}"), default, problems));
     let Some(boxes) = value.get("toolboxes").and_then(Value::as_object) else {
         return Config {
             toolboxes,
             http,
             catalog,
             search,
+            code,
             notes: Vec::new(),
             policy: None,
             withheld: Arc::default(),
@@ -190,6 +197,7 @@ fn build(
         http,
         catalog,
         search,
+        code,
         notes: Vec::new(),
         policy: Policy::read(value, problems).map(Arc::new),
         withheld: Arc::default(),

@@ -8,7 +8,10 @@ use serde_json::{Value, json};
 
 use crate::schema_check::Violation;
 
+mod script;
 mod texts;
+
+pub(crate) use script::{ScriptFailure, printed};
 
 use texts::{alternatives, invalid, suggestions};
 
@@ -19,6 +22,10 @@ pub(crate) enum ToolError {
     InvalidUseTool(Vec<Violation>),
     /// `open_toolbox`'s input broke its schema.
     InvalidOpenToolbox(Vec<Violation>),
+    /// `run_code`'s input broke its schema.
+    InvalidRunCode(Vec<Violation>),
+    /// A `run_code` script raised, or was stopped at a limit: why, what it printed.
+    Script(Box<script::ScriptFailure>),
     ToolboxUnknown {
         context: Context,
         toolbox: String,
@@ -133,6 +140,10 @@ impl ToolError {
             ToolError::InvalidOpenToolbox(violations) => {
                 invalid("Invalid open_toolbox parameters", violations)
             }
+            ToolError::InvalidRunCode(violations) => {
+                invalid("Invalid run_code parameters", violations)
+            }
+            ToolError::Script(failure) => failure.text(),
             ToolError::ToolboxUnknown {
                 context,
                 toolbox,
@@ -246,8 +257,14 @@ impl ToolError {
             next: None,
         };
         match self {
-            ToolError::InvalidUseTool(violations) | ToolError::InvalidOpenToolbox(violations) => {
+            ToolError::InvalidUseTool(violations)
+            | ToolError::InvalidOpenToolbox(violations)
+            | ToolError::InvalidRunCode(violations) => {
                 error.violations = Some(violations);
+            }
+            ToolError::Script(failure) => {
+                error.kind = failure.kind();
+                error.retryable = failure.retryable();
             }
             ToolError::ToolboxUnknown { toolbox, known, .. } => {
                 error.kind = "toolbox_unknown";

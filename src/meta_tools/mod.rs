@@ -1,10 +1,12 @@
 //! The two tools the agent sees, their schemas and descriptions, and the `instructions` of the
 //! `initialize` result. Everything here is built once, at start-up, from the config.
 
+mod code_calls;
 mod open_toolbox;
+mod run_code;
 mod search;
 mod server_status;
-mod signature;
+pub(crate) mod signature;
 mod use_tool;
 pub(crate) mod use_tool_line;
 
@@ -15,6 +17,7 @@ use serde_json::{Value, json};
 
 use crate::{
     child_call::{CallAnswer, CallParts},
+    code_mode::Limits,
     config::{Config, ToolFilter},
     error::ToolError,
     schema_check::SchemaCheck,
@@ -22,6 +25,8 @@ use crate::{
 };
 pub(crate) use open_toolbox::describe;
 use open_toolbox::{OpenRequest, OpenToolboxArgs};
+pub(crate) use run_code::RUN_CODE;
+use run_code::RunCodeArgs;
 pub(crate) use use_tool::UseToolInput;
 use use_tool::{CheckedIdentifiers, UseToolArgs};
 
@@ -33,6 +38,9 @@ pub(crate) struct MetaTools {
     open_check: SchemaCheck<OpenToolboxArgs>,
     use_check: SchemaCheck<UseToolArgs>,
     use_checked: CheckedIdentifiers,
+    /// Code mode's check of `run_code`'s input, when it is on.
+    code_check: Option<SchemaCheck<RunCodeArgs>>,
+    code_limits: Limits,
     tools: Vec<Tool>,
     instructions: String,
 }
@@ -62,7 +70,7 @@ impl MetaTools {
             }
         }
         let use_description = "Call a tool of an opened toolbox. `tool` is {toolbox, server, name} as listed by open_toolbox; `arguments` is the tool's input object. Returns the tool's own result.";
-        let tools = vec![
+        let mut tools = vec![
             Tool::new(
                 OPEN_TOOLBOX,
                 open_description,
@@ -74,10 +82,20 @@ impl MetaTools {
                 Arc::new(object(advertised(use_check.schema()))),
             ),
         ];
+        let code_check = config.code.enabled.then(SchemaCheck::<RunCodeArgs>::new);
+        if let Some(check) = &code_check {
+            tools.push(Tool::new(
+                RUN_CODE,
+                run_code::description(),
+                Arc::new(object(advertised(check.schema()))),
+            ));
+        }
         Self {
             open_check,
             use_check,
             use_checked: CheckedIdentifiers::new(),
+            code_check,
+            code_limits: config.code.limits,
             tools,
             instructions: instructions(config),
         }
@@ -92,12 +110,39 @@ impl MetaTools {
     }
 
     pub(crate) async fn open_toolbox(&self, toolboxes: &Toolboxes, input: Value) -> CallToolResult {
+        let code = self.runs_code();
         let answer = match open_toolbox::request(&self.open_check, input) {
-            Ok(OpenRequest::Open(toolbox)) => open_toolbox::open_named(toolboxes, &toolbox).await,
-            Ok(OpenRequest::Search(request)) => search::search(toolboxes, request),
+            Ok(OpenRequest::Open(toolbox)) => open_toolbox::open_named(toolboxes, &toolbox)
+                .await
+                .map(|opened| match code {
+                    true => code_calls::with_calls(opened),
+                    false => opened,
+                }),
+            Ok(OpenRequest::Search(request)) => search::search(toolboxes, request, code),
             Err(error) => Err(error),
         };
         answer.unwrap_or_else(ToolError::into_result)
+    }
+
+    /// Whether `run_code` is offered (code mode).
+    pub(crate) fn runs_code(&self) -> bool {
+        self.code_check.is_some()
+    }
+
+    /// What one `run_code` run may spend.
+    pub(crate) fn code_limits(&self) -> Limits {
+        self.code_limits
+    }
+
+    /// `run_code`'s script, once its input passed the schema.
+    pub(crate) fn script(&self, input: Value) -> Result<String, ToolError> {
+        let Some(check) = &self.code_check else {
+            return Err(ToolError::InvalidRunCode(Vec::new()));
+        };
+        check
+            .check(input)
+            .map(|args| args.code)
+            .map_err(ToolError::InvalidRunCode)
     }
 
     /// `use_tool`: its identifier checked and resolved, then the call forwarded with `parts`

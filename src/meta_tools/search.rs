@@ -63,7 +63,11 @@ struct Match<'a> {
     execution: Option<&'a RawValue>,
 }
 
-pub(super) fn search(toolboxes: &Toolboxes, search: Search) -> Result<CallToolResult, ToolError> {
+pub(super) fn search(
+    toolboxes: &Toolboxes,
+    search: Search,
+    code: bool,
+) -> Result<CallToolResult, ToolError> {
     if let Some(within) = &search.within {
         toolboxes.find(within, Context::OpenToolbox)?;
     }
@@ -129,29 +133,45 @@ pub(super) fn search(toolboxes: &Toolboxes, search: Search) -> Result<CallToolRe
         failed,
         hint,
     };
-    let text = text(&answer);
+    let text = text(&answer, code);
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     result.structured_content = Some(serde_json::to_value(&answer).unwrap_or(Value::Null));
     Ok(result)
 }
 
 /// The answer as the agent reads it: a line per tool, best first, as
-/// `toolbox/server/name(arguments): description`, then what was not searched.
-fn text(answer: &SearchAnswer<'_>) -> String {
+/// `toolbox/server/name(arguments): description` (in code mode, as the script's call:
+/// `await call_tool("toolbox/server/name", {arguments}): description`), then what was not
+/// searched.
+fn text(answer: &SearchAnswer<'_>, code: bool) -> String {
     let mut text = String::new();
     if !answer.tools.is_empty() {
-        text.push_str("Best first, as toolbox/server/name(arguments; ? optional): description");
+        text.push_str(match code {
+            true => "Best first, as the call in a run_code script (? optional): description",
+            false => "Best first, as toolbox/server/name(arguments; ? optional): description",
+        });
     }
     for tool in &answer.tools {
-        let arguments = tool
-            .input_schema
-            .as_ref()
-            .map(signature::arguments)
-            .unwrap_or_default();
-        text.push_str(&format!(
-            "\n{}/{}/{}({arguments})",
-            tool.toolbox, tool.server, tool.name
-        ));
+        let line = match code {
+            true => super::code_calls::call_line(
+                tool.toolbox,
+                tool.server,
+                tool.name,
+                tool.input_schema.as_ref(),
+            ),
+            false => {
+                let arguments = tool
+                    .input_schema
+                    .as_ref()
+                    .map(signature::arguments)
+                    .unwrap_or_default();
+                format!(
+                    "{}/{}/{}({arguments})",
+                    tool.toolbox, tool.server, tool.name
+                )
+            }
+        };
+        text.push_str(&format!("\n{line}"));
         if let Some(execution) = tool.execution {
             text.push_str(&format!(" execution: {}", execution.get()));
         }

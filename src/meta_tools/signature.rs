@@ -15,7 +15,7 @@ const MAX_DEPTH: usize = 3;
 
 /// The arguments of `schema`, as `name: type` pairs; the schema as compact JSON when it is an
 /// object schema without `properties` that still constrains its arguments.
-pub(super) fn arguments(schema: &Map<String, Value>) -> String {
+pub(crate) fn arguments(schema: &Map<String, Value>) -> String {
     match schema.get("properties").and_then(Value::as_object) {
         Some(properties) => fields(properties, schema, 0),
         None => Value::Object(schema.clone()).to_string(),

@@ -30,6 +30,8 @@ pub(super) struct AuditedCall {
     tool: String,
     digest: String,
     began: Instant,
+    /// The digest of the `run_code` script that made the call.
+    pub(super) script: Option<String>,
 }
 
 impl AuditedCall {
@@ -54,6 +56,7 @@ impl AuditedCall {
             tool,
             digest: audit::digest(arguments.map_or("{}", |raw| raw.get()).as_bytes()),
             began: Instant::now(),
+            script: None,
         })
     }
 }
@@ -118,6 +121,7 @@ impl SessionState {
             ms: milliseconds(call.began),
             revision,
             digest: Some(call.digest),
+            script: call.script.as_deref(),
             ..self.record_base()
         });
     }
@@ -144,6 +148,18 @@ impl SessionState {
             outcome,
             ms: milliseconds(open.began),
             digest: open.digest,
+            ..self.record_base()
+        });
+    }
+
+    /// Records a `run_code` run of the script whose digest is `script`, which ended `outcome`
+    /// (`ok`, or its error's kind) after `began`; its calls have their own records.
+    pub(super) fn audit_script(&self, script: &str, outcome: &str, began: Instant) {
+        self.audit(Record {
+            event: "script",
+            outcome,
+            ms: milliseconds(began),
+            script: Some(script),
             ..self.record_base()
         });
     }
@@ -181,6 +197,7 @@ impl SessionState {
             ms: 0.0,
             revision: None,
             digest: None,
+            script: None,
         }
     }
 

@@ -62,26 +62,39 @@ impl SessionState {
         task: Option<TaskAsk<'_>>,
         out: Option<ProgressOut>,
     ) -> CallAnswer {
-        let token = meta
+        let progress = meta
             .progress
             .clone()
-            .map(|token| CurrentToken::new(Some(token)));
-        self.call_with(call, cancel, meta, task, token, out).await
+            .map(|token| CurrentToken::new(Some(token)))
+            .zip(out)
+            .map(|(token, out)| ProgressTarget { out, token });
+        self.call_with(call, cancel, meta, task, progress, None)
+            .await
     }
 
-    /// `call` with the call's progress going under `token`, which may change while it runs.
+    /// A call of a `run_code` script (whose code's digest is `script`), audited as the script's.
+    pub(crate) async fn call_for_script(
+        &self,
+        call: AgentCall,
+        cancel: &CancellationToken,
+        script: &str,
+    ) -> CallAnswer {
+        let meta = CallMeta::default();
+        self.call_with(call, cancel, meta, None, None, Some(script))
+            .await
+    }
+
+    /// `call` with the call's progress going to `progress`, under a token that may change while
+    /// it runs; `script` is the digest of the `run_code` script that made the call.
     async fn call_with(
         &self,
         call: AgentCall,
         cancel: &CancellationToken,
         meta: CallMeta,
         task: Option<TaskAsk<'_>>,
-        token: Option<CurrentToken>,
-        out: Option<ProgressOut>,
+        progress: Option<ProgressTarget>,
+        script: Option<&str>,
     ) -> CallAnswer {
-        let progress = token
-            .zip(out)
-            .map(|(token, out)| ProgressTarget { out, token });
         let task = task.map(|ask| TaskRequest {
             ask,
             tasks: self.agent.tasks(),
@@ -94,7 +107,10 @@ impl SessionState {
             task,
             child_errors: ChildErrors::UrlElicitation,
         };
-        let audited = super::audit_trail::AuditedCall::of(&call);
+        let audited = super::audit_trail::AuditedCall::of(&call).map(|mut audited| {
+            audited.script = script.map(str::to_owned);
+            audited
+        });
         let served = self.served();
         let answer = match (call, &served.flat) {
             (AgentCall::Flat { name, arguments }, Some(flat)) => {
@@ -168,7 +184,17 @@ impl SessionState {
                     token,
                     move |stop| async move {
                         state
-                            .call_with(call, &stop, meta, ask, Some(call_token), Some(out))
+                            .call_with(
+                                call,
+                                &stop,
+                                meta,
+                                ask,
+                                Some(ProgressTarget {
+                                    out,
+                                    token: call_token,
+                                }),
+                                None,
+                            )
                             .await
                     },
                 )

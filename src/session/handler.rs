@@ -28,7 +28,7 @@ use crate::{
     child_offers::{self, ResourceRoutes},
     children::ProgressOut,
     jsonrpc::call_meta::CallMeta,
-    meta_tools::{OPEN_TOOLBOX, USE_TOOL},
+    meta_tools::{OPEN_TOOLBOX, RUN_CODE, USE_TOOL},
     tasks::{self, TaskAsk},
     toolboxes::ServerSlot,
 };
@@ -264,20 +264,22 @@ impl ServerHandler for Session {
             }
             let flat = inner.is_flat();
             if !flat && request.name == OPEN_TOOLBOX {
-                let input = match RawArguments::of(&context) {
-                    Some(raw) => serde_json::from_str(raw.get()).map_err(|error| {
-                        McpError::invalid_params(
-                            format!("Invalid params for tools/call: the arguments cannot be read ({error}); send plain JSON"),
-                            None,
-                        )
-                    })?,
-                    None => Value::Object(request.arguments.unwrap_or_default()),
-                };
+                let input = meta_tool_input(&context, request.arguments)?;
                 let audited = super::audit_trail::AuditedOpen::of(&input);
                 let served = inner.served();
                 let result = served.meta.open_toolbox(&served.toolboxes, input).await;
                 if let Some(audited) = audited {
                     inner.audit_open(audited, &result);
+                }
+                return Ok(result.into());
+            }
+            if !flat && request.name == RUN_CODE && inner.served().meta.runs_code() {
+                let input = meta_tool_input(&context, request.arguments)?;
+                let meta = CallMeta::from_object(&context.meta);
+                let progress = inner.progress_for(&meta, &context).zip(meta.progress);
+                let result = inner.run_code(input, &context.ct, progress.clone()).await;
+                if let Some((progress, _)) = progress {
+                    progress.flush().await;
                 }
                 return Ok(result.into());
             }
@@ -333,6 +335,23 @@ impl ServerHandler for Session {
             Ok(answer.into_result()?.into())
         })
         .await
+    }
+}
+
+/// The input of a meta-tool's call: its arguments as the transport kept them raw, else as rmcp
+/// read them.
+fn meta_tool_input(
+    context: &RequestContext<RoleServer>,
+    arguments: Option<rmcp::model::JsonObject>,
+) -> Result<Value, McpError> {
+    match RawArguments::of(context) {
+        Some(raw) => serde_json::from_str(raw.get()).map_err(|error| {
+            McpError::invalid_params(
+                format!("Invalid params for tools/call: the arguments cannot be read ({error}); send plain JSON"),
+                None,
+            )
+        }),
+        None => Ok(Value::Object(arguments.unwrap_or_default())),
     }
 }
 

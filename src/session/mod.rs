@@ -10,6 +10,7 @@
 mod audit_trail;
 mod budget;
 mod calls;
+mod code_runs;
 pub(crate) mod door;
 mod handler;
 pub(crate) mod in_flight;

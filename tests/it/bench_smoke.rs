@@ -25,7 +25,7 @@ async fn the_benchmark_runs_in_quick_mode() {
     };
     let report = measure::run(&options).await.expect("the benchmark runs");
     let targets = report["targets"].as_array().expect("targets");
-    assert_eq!(targets.len(), 25);
+    assert_eq!(targets.len(), 26);
     // Every figure is there, those of the npm servers and the HTTP child included.
     for target in targets {
         let measured = target["measured"].as_f64().expect("a number");
@@ -46,6 +46,10 @@ async fn the_benchmark_runs_in_quick_mode() {
         "{opened}"
     );
     assert!(report["latency"]["samples"].as_u64() > Some(0));
+    // Code mode: a script's call beside the same use_tool call, and what a waiting script holds.
+    let code = &report["code"];
+    assert!(code["one_call"]["samples"].as_u64() > Some(0), "{code}");
+    assert!(code["private_kb_per_script"].as_f64().is_some(), "{code}");
     // The stdio floor's rows: the paired difference and each process's CPU per call.
     let floor = &report["floor"];
     assert!(floor["toolshelf_over_floor_p50_us"]["rounds"].as_u64() > Some(0));

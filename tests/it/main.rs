@@ -14,6 +14,8 @@ mod cli;
 mod client_moves;
 mod client_tasks;
 mod clients;
+mod code_mode;
+mod code_mode_http;
 mod config_commands;
 mod config_errors;
 mod confirm;

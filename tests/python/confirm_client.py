@@ -2,9 +2,9 @@
 side of the confirmations an access rule asks for: each elicitation gets the next of ANSWERS
 ("accept", "decline" or "cancel"); with ANSWERS "none" the client offers no elicitation at all.
 Calls dev/fixture's `echo` once per answer (once with "none"), then `sleep`, which no rule
-guards.
+guards. With --script first, each call is a `run_code` script's (code mode).
 
-Usage: confirm_client.py ANSWERS -- COMMAND [ARGS...]   (stdio: the client starts toolshelf)
+Usage: confirm_client.py [--script] ANSWERS -- COMMAND [ARGS...]   (stdio: the client starts toolshelf)
        confirm_client.py ANSWERS URL TOKEN                (a running `toolshelf serve --http`)
 Prints one JSON object with what the client saw.
 """
@@ -34,7 +34,16 @@ async def connected(where: list[str]):
             yield streams[0], streams[1]
 
 
-async def main(answers: list[str], where: list[str]) -> dict:
+async def call(session: ClientSession, name: str, arguments: dict, script: bool):
+    """The call through use_tool, or from a run_code script."""
+    if script:
+        code = f"await call_tool('dev/fixture/{name}', {arguments!r})"
+        return await session.call_tool("run_code", {"code": code})
+    call = {"tool": {"toolbox": "dev", "server": "fixture", "name": name}, "arguments": arguments}
+    return await session.call_tool("use_tool", call)
+
+
+async def main(answers: list[str], where: list[str], script: bool) -> dict:
     seen: dict = {"asked": [], "calls": []}
     pending = list(answers)
 
@@ -49,12 +58,13 @@ async def main(answers: list[str], where: list[str]) -> dict:
             await session.call_tool("open_toolbox", {"toolbox": "dev"})
             for name in ["echo"] * len(answers) + ["sleep"]:
                 arguments = {"said": "hi"} if name == "echo" else {"ms": 1}
-                call = {"tool": {"toolbox": "dev", "server": "fixture", "name": name}, "arguments": arguments}
-                result = await session.call_tool("use_tool", call)
+                result = await call(session, name, arguments, script)
                 text = "\n".join(block.text for block in result.content if block.type == "text")
                 seen["calls"].append({"tool": name, "error": result.is_error, "text": text})
     return seen
 
 
 if __name__ == "__main__":
-    print(json.dumps(asyncio.run(main(sys.argv[1].split(","), sys.argv[2:]))))
+    script = sys.argv[1] == "--script"
+    args = sys.argv[2:] if script else sys.argv[1:]
+    print(json.dumps(asyncio.run(main(args[0].split(","), args[1:], script))))

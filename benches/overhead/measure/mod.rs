@@ -20,6 +20,7 @@ use rmcp::{
 };
 use serde_json::{Value, json};
 
+mod code;
 mod context;
 mod floor;
 mod gateway;
@@ -69,6 +70,7 @@ pub const SECTIONS: &[&str] = &[
     "spawn",
     "context",
     "search",
+    "code",
     "http_child",
     "http_serve",
     "gateway",
@@ -97,6 +99,7 @@ pub const TARGET_HTTP_CPU_OVER_FLOOR: f64 = 1.5;
 pub const TARGET_HTTP_SESSION_KB: f64 = 50.0;
 pub const TARGET_SEARCH_P50_US: f64 = 1000.0;
 pub const TARGET_SEARCH_LOAD_MS: f64 = 50.0;
+pub const TARGET_CODE_ONE_CALL_ADDED_P50_US: f64 = 1000.0;
 pub const TARGET_GATEWAY_ADDED_P50_US: f64 = 10.0;
 pub const TARGET_SPAWN_OVER_FIXTURE: f64 = 2.0;
 
@@ -132,6 +135,9 @@ pub async fn run(options: &Options) -> anyhow::Result<Value> {
     }
     if options.runs("search") {
         report["search"] = bench.search().await?;
+    }
+    if options.runs("code") {
+        report["code"] = bench.code().await?;
     }
     if let Some(bin) = &options.npm_bin {
         if options.runs("http_child") {

@@ -340,6 +340,19 @@ pub fn table(report: &Value) -> String {
             ),
         );
     }
+    let code = &report["code"];
+    if !code.is_null() {
+        line(
+            &mut text,
+            format!(
+                "code mode: use_tool {} us p50, run_code of the same call {} us (adds {}); {} KiB private per script waiting on a call",
+                code["one_call"]["direct_us"]["p50"],
+                code["one_call"]["proxied_us"]["p50"],
+                code["one_call"]["added_p50_us"],
+                code["private_kb_per_script"]
+            ),
+        );
+    }
     line(&mut text, String::new());
     line(
         &mut text,

@@ -145,6 +145,12 @@ pub(super) fn targets(report: &Value) -> Value {
             true
         ),
         check(
+            "run_code of one call, over the same use_tool call, p50 (us)",
+            number("/code/one_call/added_p50_us"),
+            TARGET_CODE_ONE_CALL_ADDED_P50_US,
+            true
+        ),
+        check(
             "serve --http: added latency p50, fixture (us)",
             number("/http_serve/latency_fixture/added_p50_us"),
             TARGET_HTTP_ADDED_P50_US,

@@ -123,6 +123,7 @@ impl Config {
             http: self.http,
             catalog: self.catalog,
             search: self.search,
+            code: self.code,
             notes: Vec::new(),
             policy: self.policy.clone(),
             withheld: Arc::new(withheld),
