@@ -31,6 +31,12 @@ async fn run_script(code: &str) -> Finished {
     .await
 }
 
+/// A call that answers only once the run cancels it.
+async fn until_cancelled(_: ToolCall, call_cancel: CancellationToken) -> Result<Value, String> {
+    call_cancel.cancelled().await;
+    Err("cancelled".to_owned())
+}
+
 fn raised(finished: &Finished) -> &str {
     match &finished.ending {
         Ending::Raised(traceback) => traceback,
@@ -117,16 +123,7 @@ async fn cancelling_stops_a_computing_script_and_a_waiting_one() {
             tokio::time::sleep(Duration::from_millis(50)).await;
             stopper.cancel();
         });
-        let finished = run(
-            code.to_owned(),
-            &limits,
-            &cancel,
-            |_, call_cancel| async move {
-                call_cancel.cancelled().await;
-                Err("cancelled".to_owned())
-            },
-        )
-        .await;
+        let finished = run(code.to_owned(), &limits, &cancel, until_cancelled).await;
         assert_eq!(finished.ending, Ending::Cancelled, "{code}");
     }
 }
@@ -139,16 +136,7 @@ async fn a_run_past_its_timeout_stops_with_what_it_printed() {
     };
     let cancel = CancellationToken::new();
     let code = "print('started')\nawait call_tool('t/s/slow')";
-    let finished = run(
-        code.to_owned(),
-        &limits,
-        &cancel,
-        |_, call_cancel| async move {
-            call_cancel.cancelled().await;
-            Err("cancelled".to_owned())
-        },
-    )
-    .await;
+    let finished = run(code.to_owned(), &limits, &cancel, until_cancelled).await;
     assert_eq!(finished.ending, Ending::TimedOut);
     assert_eq!(finished.output.text, "started\n");
 }

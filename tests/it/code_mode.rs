@@ -18,7 +18,13 @@ use crate::harness::{
 async fn serve(fixture_args: &[&str], code: Value) -> (Shelf, tempfile::TempDir) {
     let mut file = config(&[("dev", "Fixture", json!({"fx": fixture(fixture_args)}))]);
     file["code"] = code;
-    let (dir, path) = write_config(&file);
+    serve_config(&file).await
+}
+
+/// `toolshelf serve --code` on `file`, to an agent that declares roots, sampling and
+/// elicitation.
+async fn serve_config(file: &Value) -> (Shelf, tempfile::TempDir) {
+    let (dir, path) = write_config(file);
     let mut command = crate::harness::toolshelf();
     command
         .arg("serve")
@@ -302,14 +308,7 @@ async fn the_documented_script_answers_over_the_real_filesystem_server() {
     std::fs::write(notes.path().join("c.md"), "one invoice\n").expect("write");
     let fs = crate::harness::npm_server("mcp-server-filesystem", &[root]);
     let file = config(&[("files", "Files", json!({ "fs": fs }))]);
-    let (dir, path) = write_config(&file);
-    let mut command = crate::harness::toolshelf();
-    command
-        .arg("serve")
-        .arg("--code")
-        .arg("--config")
-        .arg(&path);
-    let shelf = serve_command_as(command, Stdio::null(), ClientKind::Capable).await;
+    let (shelf, dir) = serve_config(&file).await;
     let answer = run(&shelf, &script.replace("/work/notes", root)).await;
     assert_eq!(text(&answer), "{\"a.md\":2,\"c.md\":1}", "{answer:?}");
     shelf.close().await;
