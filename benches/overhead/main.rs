@@ -23,6 +23,11 @@ fn main() -> ExitCode {
             "/target/interop/node_modules/.bin"
         )))
         .filter(|bin| bin.join("mcp-server-everything").exists()),
+        python: Some(PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/target/pyenv/bin/python"
+        )))
+        .filter(|python| python.exists()),
         only: Vec::new(),
     };
     let mut out = PathBuf::from(concat!(

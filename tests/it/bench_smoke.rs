@@ -20,6 +20,7 @@ async fn the_benchmark_runs_in_quick_mode() {
         fixture: crate::harness::fixture_bin().into(),
         floor: env!("CARGO_BIN_EXE_toolshelf-floor").into(),
         npm_bin: Some(crate::harness::interop_dir().join("node_modules/.bin")),
+        python: Some(crate::harness::python_env().join("bin/python")),
         // Every section by name: every figure below then shows that `--only` names them all.
         only: measure::SECTIONS.iter().map(ToString::to_string).collect(),
     };
@@ -50,6 +51,25 @@ async fn the_benchmark_runs_in_quick_mode() {
     let code = &report["code"];
     assert!(code["one_call"]["samples"].as_u64() > Some(0), "{code}");
     assert!(code["private_kb_per_script"].as_f64().is_some(), "{code}");
+    // Code mode's tasks: one call instead of several, and fewer tokens read, on every task.
+    for (task, ways) in code["tasks"].as_object().expect("code mode's tasks") {
+        assert_eq!(ways["run_code"]["calls"], 1, "{task}: {ways}");
+        assert!(
+            ways["use_tool"]["calls"].as_u64() > Some(1),
+            "{task}: {ways}"
+        );
+        let read = |way: &str| ways[way]["tokens_read"].as_u64().unwrap_or(u64::MAX);
+        assert!(read("run_code") < read("use_tool"), "{task}: {ways}");
+        assert!(
+            ways["fastmcp_code_mode"]["ms"].as_f64().is_some(),
+            "{task}: {ways}"
+        );
+    }
+    let table = measure::code_tasks::markdown(&code["tasks"]);
+    assert!(
+        crate::docs::document("docs/code-mode.md").contains(&table),
+        "docs/code-mode.md should quote, from this run:\n{table}"
+    );
     // The stdio floor's rows: the paired difference and each process's CPU per call.
     let floor = &report["floor"];
     assert!(floor["toolshelf_over_floor_p50_us"]["rounds"].as_u64() > Some(0));

@@ -21,6 +21,7 @@ use rmcp::{
 use serde_json::{Value, json};
 
 mod code;
+pub mod code_tasks;
 mod context;
 mod floor;
 mod gateway;
@@ -53,6 +54,9 @@ pub struct Options {
     /// `node_modules/.bin` of the interop servers, when installed: the context figures are then
     /// also measured on real servers, whose tool lists look like what agents meet.
     pub npm_bin: Option<PathBuf>,
+    /// The tests' Python venv's interpreter, when installed (fastmcp and pydantic-monty): code
+    /// mode's tasks are then measured beside FastMCP's CodeMode.
+    pub python: Option<PathBuf>,
     /// Only these sections (`--only`), for working on one path; every section when empty.
     pub only: Vec<String>,
 }
@@ -138,6 +142,7 @@ pub async fn run(options: &Options) -> anyhow::Result<Value> {
     }
     if options.runs("code") {
         report["code"] = bench.code().await?;
+        report["code"]["tasks"] = json!(bench.code_tasks()?);
     }
     if let Some(bin) = &options.npm_bin {
         if options.runs("http_child") {

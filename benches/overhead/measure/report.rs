@@ -352,6 +352,9 @@ pub fn table(report: &Value) -> String {
                 code["private_kb_per_script"]
             ),
         );
+        for row in super::code_tasks::summary(&code["tasks"]) {
+            line(&mut text, row);
+        }
     }
     line(&mut text, String::new());
     line(
