@@ -116,51 +116,58 @@ async fn arguments_that_break_the_tools_schema_never_reach_the_child() {
     shelf.close().await;
 }
 
+/// Hostile scripts of a toolbox `dev` whose fixture server is `fx`: each with the kind of
+/// error that stops it and what that error says.
+pub(crate) const HOSTILE: [(&str, &str, &str); 9] = [
+    ("while True: pass", "script_limit", "code.cpuTimeout"),
+    (
+        "x = []\nwhile True: x.append('a' * 1000)",
+        "script_limit",
+        "code.maxMemoryBytes",
+    ),
+    (
+        "def down(n): return down(n + 1)\ndown(0)",
+        "script_limit",
+        "code.maxRecursionDepth",
+    ),
+    (
+        "while True: await call_tool('dev/fx/echo')",
+        "script_limit",
+        "code.maxToolCalls",
+    ),
+    (
+        "import os\nos.getenv('HOME')",
+        "script_error",
+        "PermissionError",
+    ),
+    (
+        "import os\nos.listdir('/')",
+        "script_error",
+        "AttributeError",
+    ),
+    (
+        "from pathlib import Path\nPath('/etc/passwd').read_text()",
+        "script_error",
+        "PermissionError",
+    ),
+    (
+        "open('/etc/passwd').read()",
+        "script_error",
+        "PermissionError",
+    ),
+    ("import socket", "script_error", "ModuleNotFoundError"),
+];
+
+/// The limits the hostile scripts reach sooner than the defaults.
+pub(crate) fn hostile_limits() -> Value {
+    json!({"cpuTimeout": 0.5, "maxMemoryBytes": 1_048_576, "maxOutputBytes": 1000})
+}
+
 #[tokio::test]
 async fn hostile_scripts_are_stopped_with_their_reason_and_the_session_goes_on() {
-    let code = json!({"cpuTimeout": 0.5, "maxMemoryBytes": 1_048_576, "maxOutputBytes": 1000});
-    let (shelf, _dir) = serve(&[], code).await;
+    let (shelf, _dir) = serve(&[], hostile_limits()).await;
     shelf.open("dev").await;
-    let cases = [
-        ("while True: pass", "script_limit", "code.cpuTimeout"),
-        (
-            "x = []\nwhile True: x.append('a' * 1000)",
-            "script_limit",
-            "code.maxMemoryBytes",
-        ),
-        (
-            "def down(n): return down(n + 1)\ndown(0)",
-            "script_limit",
-            "code.maxRecursionDepth",
-        ),
-        (
-            "while True: await call_tool('dev/fx/echo')",
-            "script_limit",
-            "code.maxToolCalls",
-        ),
-        (
-            "import os\nos.getenv('HOME')",
-            "script_error",
-            "PermissionError",
-        ),
-        (
-            "import os\nos.listdir('/')",
-            "script_error",
-            "AttributeError",
-        ),
-        (
-            "from pathlib import Path\nPath('/etc/passwd').read_text()",
-            "script_error",
-            "PermissionError",
-        ),
-        (
-            "open('/etc/passwd').read()",
-            "script_error",
-            "PermissionError",
-        ),
-        ("import socket", "script_error", "ModuleNotFoundError"),
-    ];
-    for (script, expected, said) in cases {
+    for (script, expected, said) in HOSTILE {
         let result = run(&shelf, script).await;
         let message = error_text(&result);
         assert_eq!(kind(&result), expected, "{script}: {message}");
