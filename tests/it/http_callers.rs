@@ -1,6 +1,7 @@
 //! `serve --http` with named tokens (`--tokens-dir`): each token is a caller, a session belongs
 //! to the caller that began it (to another caller it does not exist), the access log names the
-//! caller and never a token, and a bad tokens folder is refused at start with every problem.
+//! caller and never a token, a bad tokens folder is refused at start with every problem, and a
+//! refusal sent before the request's body came closes its connection and says so.
 
 use std::process::Stdio;
 
@@ -147,4 +148,51 @@ fn a_bad_tokens_folder_is_refused_at_start_with_every_problem() {
     );
     assert!(stderr.contains("dave smith: a caller's name"), "{stderr}");
     assert!(!stderr.contains("same-t0ken-value"), "{stderr}");
+}
+
+/// A refusal sent before the request's body came says `Connection: close` and closes: a client
+/// that writes headers and body apart (httpx, so every Python SDK client: an OAuth client's
+/// first request is refused) would otherwise send its retry into a socket the server closes.
+#[tokio::test]
+async fn a_refusal_before_the_body_came_says_the_connection_closes() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (_config_dir, path) = write_config(&config(&[(
+        "dev",
+        "Fixture",
+        json!({"fixture": fixture(&[])}),
+    )]));
+    let (_process, port) = crate::harness::http::serve(&path, SHARED).await;
+    let body = list(1).to_string();
+    for token in ["", "wrong-t0ken-000000000000"] {
+        let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .expect("connect");
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        );
+        stream.write_all(head.as_bytes()).await.expect("headers");
+        let mut answer = vec![0; 4096];
+        let read =
+            tokio::time::timeout(std::time::Duration::from_secs(10), stream.read(&mut answer))
+                .await
+                .expect("answered in time")
+                .expect("read");
+        let answer = String::from_utf8_lossy(&answer[..read]).to_lowercase();
+        assert!(answer.starts_with("http/1.1 401"), "{answer}");
+        assert!(answer.contains("\r\nconnection: close\r\n"), "{answer}");
+        // The body comes late; the server reads no request after the refusal.
+        let _ = stream.write_all(body.as_bytes()).await;
+        let mut rest = Vec::new();
+        let _ = tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            stream.read_to_end(&mut rest),
+        )
+        .await
+        .expect("the server closes the connection");
+        assert!(
+            !String::from_utf8_lossy(&rest).contains("HTTP/1.1"),
+            "{rest:?}"
+        );
+    }
 }

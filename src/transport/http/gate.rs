@@ -18,7 +18,7 @@ use super::{
 use bytes::Bytes;
 use http::{Method, Request, Response, StatusCode, header};
 use http_body_util::{BodyExt, Full};
-use hyper::body::Incoming;
+use hyper::body::{Body as _, Incoming};
 use rmcp::transport::StreamableHttpService;
 
 use crate::{resource_server::ResourceServer, revision::SESSION_ID_HEADER};
@@ -53,6 +53,7 @@ impl Gate {
         mut request: Request<Incoming>,
         mut access: Option<&mut AccessEntry>,
     ) -> Response<Body> {
+        let body_unread = !request.body().is_end_stream();
         let path = request.uri().path();
         match path {
             "/healthz" => return text(StatusCode::OK, "alive\n"),
@@ -65,15 +66,16 @@ impl Gate {
                 {
                     return respond(StatusCode::OK, Some("application/json"), server.metadata());
                 }
-                return text(
+                let not_found = text(
                     StatusCode::NOT_FOUND,
                     "not found: toolshelf serves MCP at /mcp (and /healthz, /readyz, /metrics)\n",
                 );
+                return closing(not_found, body_unread);
             }
         }
         let admitted = match self.admit(&request).await {
             Ok(admitted) => admitted,
-            Err(refusal) => return refusal,
+            Err(refusal) => return closing(refusal, body_unread),
         };
         let mut request_caller = None;
         if let Admitted::Caller(caller) = admitted {
@@ -84,10 +86,11 @@ impl Gate {
             let session = request.headers().get(SESSION_ID_HEADER);
             let id = session.and_then(|id| id.to_str().ok());
             if id.is_some_and(|id| self.sessions.is_foreign(id, &caller)) {
-                return match request.method() == Method::DELETE {
+                let refusal = match request.method() == Method::DELETE {
                     true => not_found_to_end(),
                     false => text(StatusCode::NOT_FOUND, "Not Found: Session not found"),
                 };
+                return closing(refusal, body_unread);
             }
             request_caller = Some(caller);
         }
@@ -182,6 +185,20 @@ enum Admitted {
     /// No token is asked (loopback, or `--insecure-no-auth`).
     Anyone,
     Caller(Caller),
+}
+
+/// `response`, sent before the request's body was read, with `Connection: close` where the
+/// request has one. hyper closes such a connection when the body has not all come by then, and
+/// says nothing: a client that sent its headers and body apart (httpx does) would send its next
+/// request, such as an OAuth client's retry with its new token, into a closed socket.
+fn closing(mut response: Response<Body>, body_unread: bool) -> Response<Body> {
+    if body_unread {
+        response.headers_mut().insert(
+            header::CONNECTION,
+            header::HeaderValue::from_static("close"),
+        );
+    }
+    response
 }
 
 /// A DELETE of a session that does not exist (for this caller).
