@@ -122,7 +122,18 @@ impl SessionState {
         self.open_named(&call).await;
         let takes = self.check_arguments(&tool, [toolbox, server, name], &input["arguments"])?;
         let answer = self.call_for_script(call, cancel, script).await;
-        python_value(&tool, answer).map_err(|error| match takes {
+        // A client without an rmcp peer (2026-07-28) is asked only in a round of its own
+        // use_tool call, and a script's call is none: the refusal's advice alone would send it
+        // for another client.
+        let unasked = self.agent.peer().is_none() && is_unconfirmed(&answer);
+        let error = match python_value(&tool, answer) {
+            Ok(value) => return Ok(value),
+            Err(error) if unasked => format!(
+                "{error}; a client on protocol 2026-07-28 cannot be asked from a script: if it declared elicitation, make this call through use_tool, whose input round asks the user"
+            ),
+            Err(error) => error,
+        };
+        Err(match takes {
             Some(takes) => format!("{error} (it takes {takes})"),
             None => error,
         })
@@ -182,6 +193,15 @@ impl SessionState {
 /// What a script gets of `answer`: the tool's `structuredContent`, else its text (parsed as
 /// JSON when it is JSON), else its content blocks as they are; an error raises with the
 /// tool's own text.
+/// Whether `answer` is the refusal of a call the user had to confirm and did not.
+fn is_unconfirmed(answer: &CallAnswer) -> bool {
+    let CallAnswer::Failed(result) = answer else {
+        return false;
+    };
+    let kind = result.structured_content.as_ref();
+    kind.and_then(|content| content.pointer("/error/kind")) == Some(&json!("not_confirmed"))
+}
+
 fn python_value(tool: &str, answer: CallAnswer) -> Result<Value, String> {
     let result: Value = match answer {
         CallAnswer::Forwarded(result) => {

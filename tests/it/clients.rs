@@ -13,7 +13,7 @@ use crate::harness::{
 
 /// Runs tests/python/fastmcp_client.py `scenario` in `mode` against `toolshelf serve`; returns
 /// what the client printed and toolshelf's exit status.
-async fn fastmcp(scenario: &str, mode: &str) -> (Value, String) {
+pub(crate) async fn fastmcp(scenario: &str, mode: &str) -> (Value, String) {
     let (seen, status_file, _dir) = run_fastmcp(scenario, mode).await;
     let status = crate::harness::eventually("toolshelf exited", || async {
         std::fs::read_to_string(&status_file).ok()
@@ -53,7 +53,11 @@ async fn run_fastmcp(scenario: &str, mode: &str) -> (Value, PathBuf, tempfile::T
         .iter()
         .map(OsString::from)
         .collect();
-    args.push(r#""$0" serve --config "$1"; echo $? > "$2""#.into());
+    // Scripts need code mode; every other scenario sees the two tools.
+    args.push(match scenario.starts_with("script") {
+        true => r#""$0" serve --code --config "$1"; echo $? > "$2""#.into(),
+        false => r#""$0" serve --config "$1"; echo $? > "$2""#.into(),
+    });
     args.extend([
         toolshelf_bin().into(),
         path.into_os_string(),

@@ -344,3 +344,23 @@ async fn a_scripts_guarded_call_waits_for_the_users_answer() {
     );
     assert_eq!(calls[2]["text"], "\"slept 1 ms\"", "{seen}");
 }
+
+/// A 2026-07-28 agent takes no request from a server, and a script's call cannot be an input
+/// round of the `run_code` call: the confirmation an access rule asks for is not asked, and
+/// the call is not made (fastmcp on stdio; the same rule confirmed through `use_tool` is
+/// `clients::a_2026_07_28_agent_confirms_in_an_input_round`).
+#[tokio::test]
+async fn a_2026_07_28_agents_script_cannot_confirm_and_its_guarded_call_is_not_made() {
+    let (seen, status) = crate::clients::fastmcp("script_confirm", "auto").await;
+    assert_eq!(seen["protocol"], json!("2026-07-28"), "{seen}");
+    assert_eq!(seen["confirm_asked"], json!([]), "{seen}");
+    assert_eq!(seen["script"]["is_error"], json!(true), "{seen}");
+    let said = seen["script"]["text"][0].as_str().unwrap_or_default();
+    assert!(said.contains("the user could not be asked"), "{seen}");
+    assert!(
+        said.contains("a client on protocol 2026-07-28 cannot be asked from a script: if it declared elicitation, make this call through use_tool"),
+        "{seen}"
+    );
+    assert!(!said.contains("slept"), "{seen}");
+    assert_eq!(status, "0");
+}

@@ -14,7 +14,9 @@ Usage: fastmcp_client.py SCENARIO MODE -- COMMAND [ARGS...]
             and call `ask` of its server `modern`, a fixture that speaks only 2026-07-28 and
             asks in input_required results), `confirm` (open toolbox `dev` and call the fixture's
             `sleep`, which an access rule makes toolshelf ask the user to confirm: accepted the
-            first time, declined the second), or `leave` (connect and leave without a request)
+            first time, declined the second), `script_confirm` (the same `sleep` from a
+            `run_code` script, toolshelf serving `--code`), or `leave` (connect and leave
+            without a request)
   MODE      fastmcp's connect mode: `auto` (its default: server/discover, 2026-07-28) or `legacy`
 Prints one JSON object with what the client saw; exits non-zero on any failure.
 """
@@ -177,7 +179,7 @@ async def main(scenario: str, mode: str, command: list[str]) -> dict:
     handlers: dict = {"log_handler": log}
     if scenario in ("relay", "rounds", "modern"):
         handlers |= {"sampling_handler": sampling, "elicitation_handler": elicitation, "roots": [ROOT]}
-    if scenario == "confirm":
+    if scenario in ("confirm", "script_confirm"):
         seen["confirm_asked"] = []
         handlers["elicitation_handler"] = confirmation(seen)
     if scenario == "task":
@@ -195,6 +197,11 @@ async def main(scenario: str, mode: str, command: list[str]) -> dict:
             return seen
         if scenario == "confirm":
             await confirm(client, seen)
+            return seen
+        if scenario == "script_confirm":
+            script = "await call_tool('dev/fixture/sleep', {'ms': 1})"
+            answered = await client.call_tool("run_code", {"code": script}, raise_on_error=False)
+            seen["script"] = {"is_error": answered.is_error, "text": [block.text for block in answered.content]}
             return seen
         if scenario == "modern":
             opened = await client.call_tool("open_toolbox", {"toolbox": "dev"})
