@@ -131,7 +131,7 @@ pub(crate) const HOSTILE: [(&str, &str, &str); 9] = [
         "code.maxRecursionDepth",
     ),
     (
-        "while True: await call_tool('dev/fx/echo')",
+        "for i in range(10000): await call_tool('dev/fx/echo', {'i': i})",
         "script_limit",
         "code.maxToolCalls",
     ),

@@ -55,6 +55,7 @@ impl Bench<'_> {
                         "calls": figures["calls"],
                         "tokens_written": figures["written"]["tokens"],
                         "tokens_read": figures["read"]["tokens"],
+                        "bytes_read": figures["read"]["bytes"],
                         "ms": figures.get("ms"),
                     }),
                 );
@@ -73,10 +74,11 @@ pub(super) fn summary(tasks: &Value) -> Vec<String> {
             let figures = &ways[name];
             let ms = figures["ms"].as_f64();
             format!(
-                "calls {}, tokens written {}, read {}{}",
+                "calls {}, tokens written {}, read {} ({} bytes){}",
                 figures["calls"],
                 figures["tokens_written"],
                 figures["tokens_read"],
+                figures["bytes_read"],
                 ms.map(|ms| format!(", {ms} ms a script"))
                     .unwrap_or_default()
             )
@@ -95,13 +97,13 @@ pub(super) fn summary(tasks: &Value) -> Vec<String> {
     lines
 }
 
-/// The table docs/code-mode.md quotes: calls and tokens by task and way, and their totals
+/// The table docs/code-mode.md quotes: calls, tokens and bytes by task and way, and their totals
 /// (times vary from run to run, so they stay out of it).
 pub fn markdown(tasks: &Value) -> String {
     let mut table = String::from(
-        "| task | agent calls: `use_tool` / `run_code` | tokens read: `use_tool` / `run_code` / FastMCP | tokens written: `use_tool` / `run_code` / FastMCP |\n|---|---|---|---|\n",
+        "| task | agent calls: `use_tool` / `run_code` | tokens read: `use_tool` / `run_code` / FastMCP | bytes read: `use_tool` / `run_code` | tokens written: `use_tool` / `run_code` / FastMCP |\n|---|---|---|---|---|\n",
     );
-    let mut totals = [0u64; 8];
+    let mut totals = [0u64; 10];
     let rows = tasks.as_object().into_iter().flatten();
     for (task, ways) in rows {
         let figures = [
@@ -110,6 +112,8 @@ pub fn markdown(tasks: &Value) -> String {
             &ways["use_tool"]["tokens_read"],
             &ways["run_code"]["tokens_read"],
             &ways["fastmcp_code_mode"]["tokens_read"],
+            &ways["use_tool"]["bytes_read"],
+            &ways["run_code"]["bytes_read"],
             &ways["use_tool"]["tokens_written"],
             &ways["run_code"]["tokens_written"],
             &ways["fastmcp_code_mode"]["tokens_written"],
@@ -124,18 +128,20 @@ pub fn markdown(tasks: &Value) -> String {
     table
 }
 
-fn row(task: &str, figures: &[u64; 8]) -> String {
+fn row(task: &str, figures: &[u64; 10]) -> String {
     let [
         calls,
         script_calls,
         read,
         script_read,
         theirs_read,
+        bytes,
+        script_bytes,
         written,
         script_written,
         theirs_written,
     ] = figures.map(|figure| figure.to_string());
     format!(
-        "| {task} | {calls} / {script_calls} | {read} / {script_read} / {theirs_read} | {written} / {script_written} / {theirs_written} |\n"
+        "| {task} | {calls} / {script_calls} | {read} / {script_read} / {theirs_read} | {bytes} / {script_bytes} | {written} / {script_written} / {theirs_written} |\n"
     )
 }
