@@ -1,4 +1,5 @@
-//! `toolshelf check`: opens every toolbox of a valid config and prints one row per server.
+//! `toolshelf check`: opens every toolbox of a valid config and prints one row per server, then
+//! what the scan of the tools' texts found.
 
 use std::{io::Write, time::Duration};
 
@@ -7,6 +8,7 @@ use futures::future::join_all;
 use std::sync::Arc;
 
 use crate::{
+    catalog::poisoning,
     config::Config,
     session::session_link::SessionLink,
     toolboxes::{Opening, ServerState, Toolboxes},
@@ -88,8 +90,39 @@ pub async fn check(config: &Config, out: &mut dyn Write) -> std::io::Result<bool
             writeln!(out, "\nconflict: {conflict}")?;
         }
     }
+    write_findings(toolboxes, out)?;
     toolboxes.shutdown().await;
     Ok(failures.is_empty() && !conflicted)
+}
+
+/// What the scan of each listed tool's texts found (`catalog::poisoning`), a line per finding,
+/// and what to do. Findings do not fail the check: they are for a person to read.
+fn write_findings(toolboxes: &Toolboxes, out: &mut dyn Write) -> std::io::Result<()> {
+    let mut lines = Vec::new();
+    for toolbox in toolboxes.all() {
+        for slot in &toolbox.servers {
+            for tool in slot.catalog.tools().iter() {
+                for finding in poisoning::scan(tool) {
+                    let (toolbox, server) = (&toolbox.spec.name, &slot.spec.name);
+                    lines.push(format!("  {toolbox}/{server}/{}: {finding}", tool.name()));
+                }
+            }
+        }
+    }
+    if lines.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "\nsuspicious tool texts: a model reads them as instructions the user does not see"
+    )?;
+    for line in &lines {
+        writeln!(out, "{line}")?;
+    }
+    writeln!(
+        out,
+        "read each tool whole (`toolshelf tools TOOLBOX --json`); unless you trust its server, hide the tool (\"tools\": {{\"NAME\": {{\"hidden\": true}}}} in the server's config) or remove the server (`toolshelf remove`)"
+    )
 }
 
 fn millis(duration: Duration) -> String {

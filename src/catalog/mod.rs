@@ -9,6 +9,7 @@
 pub mod cache;
 mod changes;
 mod listed_tool;
+pub(crate) mod poisoning;
 
 pub(crate) use changes::{Changes, changes, drift};
 pub(crate) use listed_tool::ListedTool;

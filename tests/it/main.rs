@@ -43,6 +43,7 @@ mod packaging;
 mod persisted_catalog;
 mod persisted_catalog_kinds;
 mod platforms;
+mod poisoning;
 mod policy;
 mod raw_arguments;
 mod readme;
