@@ -5,7 +5,7 @@
 //! MCP config), and a text far longer than descriptions are. The name, the title, the
 //! description and every string of the schemas (keys too) are read.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::CatalogTool;
 
@@ -97,16 +97,20 @@ pub(crate) fn scan(listed: &CatalogTool) -> Vec<Finding> {
     if let Some(description) = &listed.description {
         scan_text("description", description, &mut findings);
     }
-    let input = Value::Object((*tool.input_schema).clone());
-    scan_value("inputSchema", &input, &mut findings);
+    scan_members("inputSchema", &tool.input_schema, &mut findings);
     if let Some(output) = &tool.output_schema {
-        scan_value(
-            "outputSchema",
-            &Value::Object((**output).clone()),
-            &mut findings,
-        );
+        scan_members("outputSchema", output, &mut findings);
     }
     findings
+}
+
+/// Each key of `members` and every string under it.
+fn scan_members(field: &str, members: &Map<String, Value>, findings: &mut Vec<Finding>) {
+    for (key, member) in members {
+        let inner = format!("{field}.{key}");
+        scan_text(&inner, key, findings);
+        scan_value(&inner, member, findings);
+    }
 }
 
 fn scan_value(field: &str, value: &Value, findings: &mut Vec<Finding>) {
@@ -117,13 +121,7 @@ fn scan_value(field: &str, value: &Value, findings: &mut Vec<Finding>) {
                 scan_value(field, item, findings);
             }
         }
-        Value::Object(members) => {
-            for (key, member) in members {
-                let inner = format!("{field}.{key}");
-                scan_text(&inner, key, findings);
-                scan_value(&inner, member, findings);
-            }
-        }
+        Value::Object(members) => scan_members(field, members, findings),
         _ => {}
     }
 }

@@ -190,9 +190,6 @@ impl SessionState {
     }
 }
 
-/// What a script gets of `answer`: the tool's `structuredContent`, else its text (parsed as
-/// JSON when it is JSON), else its content blocks as they are; an error raises with the
-/// tool's own text.
 /// Whether `answer` is the refusal of a call the user had to confirm and did not.
 fn is_unconfirmed(answer: &CallAnswer) -> bool {
     let CallAnswer::Failed(result) = answer else {
@@ -202,6 +199,9 @@ fn is_unconfirmed(answer: &CallAnswer) -> bool {
     kind.and_then(|content| content.pointer("/error/kind")) == Some(&json!("not_confirmed"))
 }
 
+/// What a script gets of `answer`: the tool's `structuredContent`, else its text (parsed as
+/// JSON when it is JSON), else its content blocks as they are; an error raises with the
+/// tool's own text.
 fn python_value(tool: &str, answer: CallAnswer) -> Result<Value, String> {
     let result: Value = match answer {
         CallAnswer::Forwarded(result) => {

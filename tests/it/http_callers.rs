@@ -156,11 +156,7 @@ fn a_bad_tokens_folder_is_refused_at_start_with_every_problem() {
 #[tokio::test]
 async fn a_refusal_before_the_body_came_says_the_connection_closes() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let (_config_dir, path) = write_config(&config(&[(
-        "dev",
-        "Fixture",
-        json!({"fixture": fixture(&[])}),
-    )]));
+    let (_config_dir, path) = crate::harness::http::fixture_config();
     let (_process, port) = crate::harness::http::serve(&path, SHARED).await;
     let body = list(1).to_string();
     for token in ["", "wrong-t0ken-000000000000"] {
